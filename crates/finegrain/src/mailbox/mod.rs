@@ -1,4 +1,35 @@
-//! Per-worker mailboxes of short messages (protocol in `README.md` next to this file).
+//! Per-worker mailboxes of short messages: the mechanism under the message-based
+//! policies (`adm-central`, `adm-hier`; protocol and measured cost in `README.md`
+//! next to this file).
+//!
+//! A [`Mailbox`] takes messages from any number of senders and gives them to one
+//! receiver: a 16-slot ring ([`RING`]) that overflows into a mutex-protected
+//! queue, so a send never blocks and never drops, and each sender's messages
+//! arrive in the order it sent them. The runtime gives every worker one and pairs
+//! each send with its sleep protocol (a send wakes a parked receiver); the type
+//! alone does not wake anyone, so a receiver outside the runtime polls
+//! [`Mailbox::has_mail`]. It is public so that its cost can be measured on its own
+//! (`examples/mailbox_cost.rs`) and the protocol used directly.
+//!
+//! ```
+//! use finegrain::mailbox::{Mailbox, Msg, MsgKind};
+//! use std::sync::Arc;
+//!
+//! let mb = Arc::new(Mailbox::new());
+//! let tx = Arc::clone(&mb);
+//! // 40 messages: the first 16 fill the ring, the rest overflow.
+//! std::thread::spawn(move || (0..40).for_each(|i| tx.send(Msg::new(MsgKind::Update, 1, &[i])))).join().unwrap();
+//!
+//! let mut got = Vec::new();
+//! while mb.has_mail() {
+//!     mb.begin_drain();
+//!     // SAFETY: this thread is the mailbox's only receiver.
+//!     while let Some(m) = unsafe { mb.try_recv() } {
+//!         got.push(m.words[0]);
+//!     }
+//! }
+//! assert_eq!(got, (0..40).collect::<Vec<_>>());
+//! ```
 
 #[cfg(all(test, loom))]
 mod loom_tests;
@@ -8,11 +39,12 @@ use crossbeam_utils::CachePadded;
 use std::collections::VecDeque;
 use std::mem::MaybeUninit;
 
-/// Slots in the fast ring (000 section 6: 64-word buffers, i.e. 16 four-word messages).
+/// Slots in the fast ring (000 section 6: 64-word buffers, i.e. 16 four-word
+/// messages); further messages wait in the overflow queue.
 #[cfg(not(loom))]
-pub(crate) const RING: usize = 16;
+pub const RING: usize = 16;
 #[cfg(loom)]
-pub(crate) const RING: usize = 2;
+pub const RING: usize = 2;
 
 /// The kinds of the ADM runtimes' messages (000 Table 2).
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -34,12 +66,19 @@ pub enum MsgKind {
 /// A message: a kind, a sender, and up to six words of payload (`adm_send`).
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub struct Msg {
+    /// What the message asks for.
     pub kind: MsgKind,
+    /// The sender (in the runtime, its worker index).
     pub src: u32,
+    /// Payload; the meaning of each word depends on `kind`.
     pub words: [usize; 6],
 }
 
 impl Msg {
+    /// A message with `payload` in its first words and zeros after.
+    ///
+    /// # Panics
+    /// If `payload` has more than 6 words.
     pub fn new(kind: MsgKind, src: usize, payload: &[usize]) -> Msg {
         let mut words = [0; 6];
         words[..payload.len()].copy_from_slice(payload);
@@ -52,7 +91,11 @@ struct Slot {
     msg: UnsafeCell<MaybeUninit<Msg>>,
 }
 
-pub(crate) struct Mailbox {
+/// One receiver's mailbox: a bounded ring of [`RING`] slots plus an unbounded
+/// overflow queue. Any thread may [`send`](Mailbox::send); only one thread at a
+/// time may receive ([`try_recv`](Mailbox::try_recv)). See the module
+/// documentation for an example.
+pub struct Mailbox {
     signal: CachePadded<AtomicBool>,
     /// The owner's spawn takes its slow path once its queue top reaches this.
     /// The owner keeps it at "room left / next report due"; a sender drops it
@@ -71,6 +114,17 @@ pub(crate) struct Mailbox {
 unsafe impl Send for Mailbox {}
 unsafe impl Sync for Mailbox {}
 
+impl std::fmt::Debug for Mailbox {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Mailbox")
+            .field("head", &self.head.load(Ordering::Relaxed))
+            .field("tail", &self.tail.load(Ordering::Relaxed))
+            .field("overflowing", &self.overflowing.load(Ordering::Relaxed))
+            .field("has_mail", &self.has_mail())
+            .finish_non_exhaustive()
+    }
+}
+
 impl Default for Mailbox {
     fn default() -> Self {
         Self::new()
@@ -78,7 +132,8 @@ impl Default for Mailbox {
 }
 
 impl Mailbox {
-    pub(crate) fn new() -> Self {
+    /// An empty mailbox.
+    pub fn new() -> Self {
         Mailbox {
             signal: CachePadded::new(AtomicBool::new(false)),
             limit: CachePadded::new(AtomicUsize::new(0)),
@@ -90,9 +145,10 @@ impl Mailbox {
         }
     }
 
-    /// Anything to receive? One relaxed load: the owner's fast-path check.
+    /// Anything to receive? One relaxed load: the owner's fast-path check. Set by
+    /// every send, cleared by [`begin_drain`](Mailbox::begin_drain).
     #[inline(always)]
-    pub(crate) fn has_mail(&self) -> bool {
+    pub fn has_mail(&self) -> bool {
         self.signal.load(Ordering::Relaxed)
     }
 
@@ -119,9 +175,11 @@ impl Mailbox {
         }
     }
 
-    /// Deliver `msg`; never blocks, never drops. The caller then wakes the
-    /// receiver if it sleeps (see `Registry::send`).
-    pub(crate) fn send(&self, msg: Msg) {
+    /// Deliver `msg` (`adm_send`); never blocks, never drops. Into the ring if
+    /// it has room and nothing is waiting in the overflow queue, else into the
+    /// overflow queue under its lock. Does not wake a parked receiver: the
+    /// runtime's `Registry::send` does that after calling this.
+    pub fn send(&self, msg: Msg) {
         if self.overflowing.load(Ordering::Acquire) || !self.try_ring(msg) {
             let mut q = lock(&self.overflow);
             q.push_back(msg);
@@ -136,14 +194,31 @@ impl Mailbox {
     }
 
     /// Receiver only: clear the signal before draining, so a message sent during
-    /// the drain sets it again.
+    /// the drain sets it again. Then call [`try_recv`](Mailbox::try_recv) until
+    /// it returns `None`.
     #[inline]
-    pub(crate) fn begin_drain(&self) {
+    pub fn begin_drain(&self) {
         self.signal.store(false, Ordering::Relaxed);
         crate::sync::full_fence();
     }
 
-    /// Receiver only (`adm_rx` without blocking): the next message, if any.
+    /// `adm_rx` without blocking: the next message, if any.
+    ///
+    /// `None` also while a sender has claimed a ring slot but not yet filled it;
+    /// the signal then stays set, so a receiver that loops on
+    /// [`has_mail`](Mailbox::has_mail) comes back for it.
+    ///
+    /// # Safety
+    /// The caller is the mailbox's only receiver: no other thread calls
+    /// `try_recv` on the same mailbox at the same time (two receivers could read
+    /// a slot while a sender refills it).
+    #[inline]
+    pub unsafe fn try_recv(&self) -> Option<Msg> {
+        self.recv()
+    }
+
+    /// [`try_recv`](Mailbox::try_recv) for the runtime, whose receiver is the
+    /// mailbox's worker (the only thread that drains it).
     pub(crate) fn recv(&self) -> Option<Msg> {
         let h = self.head.load(Ordering::Relaxed);
         let slot = &self.slots[h % RING];
