@@ -78,3 +78,50 @@ fn tiny_bench_writes_csv_json_svg_png() {
     }
     let _ = std::fs::remove_dir_all(&out);
 }
+
+/// The message-based policies split handler time into worker and manager parts
+/// (000 Figure 6): two CSV columns, two keys in every JSON breakdown, and in the
+/// breakdown plot one legend entry for each part that holds any time.
+#[test]
+fn adm_central_breakdown_has_both_handler_parts() {
+    let Some(workload) = some_workload() else {
+        eprintln!("no workloads registered: nothing to benchmark");
+        return;
+    };
+    let out = scratch("bench-adm");
+    let o = out.to_str().unwrap();
+    let args = ["bench", "--workloads", &workload, "--policies", "adm-central", "--threads", "2", "--size", "test"];
+    let (code, stdout, stderr) = finegrain(&[&args[..], &["--reps", "2", "--warmup", "0", "--no-rayon", "--out", o]].concat());
+    assert_eq!(code, 0, "stdout: {stdout}\nstderr: {stderr}");
+
+    let mut rdr = csv::Reader::from_path(out.join("results.csv")).unwrap();
+    let header: Vec<String> = rdr.headers().unwrap().iter().map(String::from).collect();
+    let col = |name: &str| header.iter().position(|h| h == name).unwrap_or_else(|| panic!("CSV column {name} missing: {header:?}"));
+    let (hw, hm) = (col("handler_worker_ns"), col("handler_manager_ns"));
+    assert!(!header.iter().any(|h| h == "handler_ns"), "handler time merged: {header:?}");
+    let rows: Vec<csv::StringRecord> = rdr.records().map(Result::unwrap).collect();
+    let adm: Vec<&csv::StringRecord> = rows.iter().filter(|r| &r[col("config")] == "adm-central").collect();
+    assert_eq!(adm.len(), 2);
+    for r in &adm {
+        r[hw].parse::<u64>().expect("handler_worker_ns is a number");
+        r[hm].parse::<u64>().expect("handler_manager_ns is a number");
+    }
+
+    let doc: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(out.join("results.json")).unwrap()).unwrap();
+    let buckets: Vec<&str> = doc["buckets"].as_array().unwrap().iter().map(|b| b.as_str().unwrap()).collect();
+    assert!(buckets.contains(&"handler_worker") && buckets.contains(&"handler_manager"), "{buckets:?}");
+    for run in doc["runs"].as_array().unwrap().iter().filter(|r| r["config"] == "adm-central") {
+        let t = &run["stats"]["time_ns"];
+        assert!(t["handler_worker"].is_u64() && t["handler_manager"].is_u64(), "{run}");
+    }
+    let summary = doc["summary"].as_array().unwrap().iter().find(|s| s["config"] == "adm-central").expect("adm-central in the summary");
+    let (w, m) = (&summary["breakdown"]["handler_worker"], &summary["breakdown"]["handler_manager"]);
+    let (w, m) = (w.as_f64().expect("breakdown.handler_worker"), m.as_f64().expect("breakdown.handler_manager"));
+
+    // The plot's legend names each part that holds time (an empty part is left out).
+    let svg = std::fs::read_to_string(out.join("breakdown.svg")).unwrap();
+    let label = |name: &str| svg.lines().any(|l| l.trim() == name);
+    assert_eq!(label("handler_worker"), w > 0.0, "handler_worker share {w}");
+    assert_eq!(label("handler_manager"), m > 0.0, "handler_manager share {m}");
+    let _ = std::fs::remove_dir_all(&out);
+}

@@ -113,3 +113,55 @@ pub fn write(rows: &[SummaryRow], size: &str, dir: &Path) -> Result<Vec<PathBuf>
     }
     Ok(paths)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::super::record::Buckets;
+    use super::super::summary::SummaryRow;
+    use finegrain::Bucket;
+
+    fn row(config: &str, rank: usize, shares: &[(Bucket, f64)]) -> SummaryRow {
+        let mut b = vec![0.0; Bucket::ALL.len()];
+        for &(k, f) in shares {
+            b[k as usize] = f;
+        }
+        SummaryRow {
+            workload: "fib".into(),
+            input: "n=20".into(),
+            runtime: "finegrain".into(),
+            config: config.into(),
+            policy: Some(config.into()),
+            threads: 2,
+            ok_runs: 1,
+            failed_runs: 0,
+            time_ns: None,
+            speedup: None,
+            breakdown: Some(Buckets(b)),
+            rank,
+        }
+    }
+
+    /// 000 Figure 6 splits message handling into worker and manager time: two
+    /// segments with a legend entry and a colour each, never one merged segment.
+    #[test]
+    fn handler_time_is_two_segments() {
+        let rows = [
+            row("ws", 0, &[(Bucket::Task, 0.9), (Bucket::StealFail, 0.1)]),
+            row("adm-central", 1, &[(Bucket::Task, 0.8), (Bucket::HandlerWorker, 0.15), (Bucket::HandlerManager, 0.05)]),
+        ];
+        let fig = super::breakdown(&rows, "test").unwrap();
+        let names: Vec<&str> = fig.layers.iter().map(|l| l.0.as_str()).collect();
+        assert_eq!(names, ["task", "steal_fail", "handler_worker", "handler_manager"]);
+        assert_ne!(fig.layers[2].1, fig.layers[3].1, "the two handler parts need distinct colours");
+        let bars = &fig.panels[0].values;
+        assert_eq!(bars[0][0].as_deref(), Some(&[0.9, 0.1, 0.0, 0.0][..]));
+        assert_eq!(bars[1][0].as_deref(), Some(&[0.8, 0.0, 0.15, 0.05][..]));
+
+        // A policy without messages leaves both out rather than showing empty entries.
+        let fig = super::breakdown(&rows[..1], "test").unwrap();
+        assert!(fig.layers.iter().all(|l| !l.0.starts_with("handler")));
+        // One part alone is still shown under its own name.
+        let fig = super::breakdown(&[row("adm-central", 0, &[(Bucket::Task, 0.9), (Bucket::HandlerManager, 0.1)])], "test").unwrap();
+        assert_eq!(fig.layers.iter().map(|l| l.0.as_str()).collect::<Vec<_>>(), ["task", "handler_manager"]);
+    }
+}
