@@ -15,24 +15,53 @@ use std::panic::{self, AssertUnwindSafe};
 use std::ptr::NonNull;
 
 /// The first field of every job.
+///
+/// `owner` and `state` matter only for a `join`'s stack job that leaves the
+/// thread that pushed it, and they are written only then ([`JobHeader::prepare`]):
+/// at the push under `ws`, whose thieves take jobs without asking, and at the
+/// hand-over under the private-queue policies, whose jobs leave only when their
+/// owner sends them. So a spawn that is taken back, the common case, never
+/// writes them.
 #[repr(C)]
 pub(crate) struct JobHeader {
     execute: unsafe fn(*const JobHeader),
     /// The worker whose frame holds a stack job, so whoever completes it knows
-    /// whom to wake; written when the job is pushed. Unused by heap jobs.
+    /// whom to wake. Unused by heap jobs.
     owner: std::cell::UnsafeCell<MaybeUninit<usize>>,
+    /// Completion state of a stack job's [`JobLatch`] (`latch::UNSET`/`SLEEPING`/`SET`).
+    state: MaybeUninit<AtomicUsize>,
 }
 
 impl JobHeader {
-    /// Record the owner before the job can reach another worker.
+    #[inline(always)]
+    fn new(execute: unsafe fn(*const JobHeader)) -> JobHeader {
+        JobHeader { execute, owner: std::cell::UnsafeCell::new(MaybeUninit::uninit()), state: MaybeUninit::uninit() }
+    }
+
+    /// Make a job ready to run on another thread: record its owner and reset
+    /// its latch state.
     ///
     /// # Safety
     /// `p` points to a live job not yet visible to other threads (or being
     /// handed over by its owner, which is the only thread touching it).
     #[inline(always)]
-    pub(crate) unsafe fn set_owner(p: *mut JobHeader, owner: usize) {
-        // SAFETY: caller's contract: exclusive access.
-        unsafe { (*(*p).owner.get()).write(owner) };
+    pub(crate) unsafe fn prepare(p: *mut JobHeader, owner: usize) {
+        // SAFETY: caller's contract: exclusive access. The state is written
+        // through a raw pointer (it may be uninitialised, so no reference).
+        unsafe {
+            (*(*p).owner.get()).write(owner);
+            std::ptr::addr_of_mut!((*p).state).cast::<AtomicUsize>().write(AtomicUsize::new(crate::latch::UNSET));
+        }
+    }
+
+    /// The latch state of a job that was prepared.
+    ///
+    /// # Safety
+    /// `p` is live and [`JobHeader::prepare`] was called on it.
+    #[inline(always)]
+    pub(crate) unsafe fn state<'a>(p: *const JobHeader) -> &'a AtomicUsize {
+        // SAFETY: initialised by `prepare` (caller's contract).
+        unsafe { (*p).state.assume_init_ref() }
     }
 }
 
@@ -59,15 +88,39 @@ impl JobRef {
         JobRef(unsafe { NonNull::new_unchecked(p) })
     }
 
+    /// The same job marked as received from another worker (the low bit of
+    /// the pointer; headers are word-aligned). A private queue keeps the mark
+    /// so that its owner, handing the job on, does not take it for its own and
+    /// overwrite the owner recorded by the first hand-over.
+    #[inline(always)]
+    pub(crate) fn mark_received(self) -> JobRef {
+        // SAFETY: setting the low bit of a non-null pointer keeps it non-null.
+        JobRef(unsafe { NonNull::new_unchecked((self.0.as_ptr() as usize | RECEIVED) as *mut JobHeader) })
+    }
+
+    #[inline(always)]
+    pub(crate) fn is_received(self) -> bool {
+        self.0.as_ptr() as usize & RECEIVED != 0
+    }
+
+    /// The job's header pointer without the mark.
+    #[inline(always)]
+    pub(crate) fn header(self) -> *mut JobHeader {
+        (self.0.as_ptr() as usize & !RECEIVED) as *mut JobHeader
+    }
+
     /// # Safety
     /// Must be called at most once per job, while the job's memory is alive.
     #[inline(always)]
     pub(crate) unsafe fn execute(self) {
-        let p = self.0.as_ptr() as *const JobHeader;
+        let p = self.header() as *const JobHeader;
         // SAFETY: the header is the first field of a live job (caller's contract).
         unsafe { ((*p).execute)(p) }
     }
 }
+
+/// Tag bit of [`JobRef::mark_received`].
+const RECEIVED: usize = 1;
 
 pub(crate) type PanicPayload = Box<dyn Any + Send + 'static>;
 
@@ -93,29 +146,24 @@ impl<T> JobResult<T> {
     }
 }
 
-/// The latch of a `join`'s stack job: one state word. The worker that completes
-/// the job is in the same pool as its owner and reads the owner's index from
-/// the job header, so nothing else needs storing when the job is created.
-pub(crate) struct JobLatch {
-    pub(crate) state: AtomicUsize,
-}
-
-impl JobLatch {
-    #[inline(always)]
-    pub(crate) fn new() -> Self {
-        JobLatch { state: AtomicUsize::new(crate::latch::UNSET) }
-    }
-}
+/// The latch of a `join`'s stack job. It has no fields: its state word and the
+/// owner to wake are in the job's header, written only if the job leaves its
+/// owner (see [`JobHeader`]).
+pub(crate) struct JobLatch;
 
 impl Latch for JobLatch {
-    unsafe fn complete(this: *const Self, owner: usize) {
+    unsafe fn complete(_this: *const Self, header: *const JobHeader) {
         let wt = crate::worker::WorkerThread::current();
         debug_assert!(!wt.is_null(), "stack jobs run on workers of their own pool");
         // SAFETY: non-null current worker; publish counts before the waiter can read them.
         unsafe { (*wt).flush_counters() };
-        // SAFETY: the completing thread is a worker of the owner's pool, alive;
-        // `this` is live until the swap inside `set_latch`.
-        unsafe { (*wt).registry().sleep.set_latch(&(*this).state, owner) };
+        // SAFETY: the job was prepared before it left its owner; the completing
+        // thread is a worker of the owner's pool, alive; `header` is live until
+        // the swap inside `set_latch`, and the owner is read before it.
+        unsafe {
+            let owner = (*(*header).owner.get()).assume_init();
+            (*wt).registry().sleep.set_latch(JobHeader::state(header), owner);
+        }
     }
 }
 
@@ -137,7 +185,7 @@ impl<L: Latch, F: FnOnce() -> R, R> StackJob<L, F, R> {
     #[inline(always)]
     pub(crate) fn new(func: F, latch: L) -> Self {
         StackJob {
-            header: JobHeader { execute: Self::execute, owner: std::cell::UnsafeCell::new(MaybeUninit::uninit()) },
+            header: JobHeader::new(Self::execute),
             latch,
             func: UnsafeCell::new(MaybeUninit::new(func)),
             result: UnsafeCell::new(MaybeUninit::uninit()),
@@ -158,10 +206,8 @@ impl<L: Latch, F: FnOnce() -> R, R> StackJob<L, F, R> {
         let result = JobResult::call(func);
         // SAFETY: the owner reads `result` only after the latch is set below.
         this.result.with_mut(|r| unsafe { (*r).write(result) });
-        // SAFETY: written before the job left its owner (see JobHeader::owner).
-        let owner = unsafe { (*this.header.owner.get()).assume_init() };
         // SAFETY: last touch of `this` by this thread.
-        unsafe { L::complete(&this.latch, owner) };
+        unsafe { L::complete(&this.latch, &this.header) };
     }
 
     /// Run the job on the forker's own thread after taking it back from the
@@ -202,7 +248,7 @@ impl CrossLatch {
 }
 
 impl Latch for CrossLatch {
-    unsafe fn complete(this: *const Self, _owner: usize) {
+    unsafe fn complete(this: *const Self, _header: *const JobHeader) {
         // SAFETY: live until the swap in `set_latch`; the registry is kept alive
         // by our own reference, taken before the latch can be freed.
         unsafe {
@@ -224,7 +270,7 @@ impl<F: FnOnce() + Send> HeapJob<F> {
     /// Box `func` as a job. The caller must make sure whatever `func` borrows
     /// outlives its execution (scopes, phases and graphs wait for all their jobs).
     pub(crate) fn into_job_ref(func: F) -> JobRef {
-        let b = Box::new(HeapJob { header: JobHeader { execute: Self::execute, owner: std::cell::UnsafeCell::new(MaybeUninit::uninit()) }, func });
+        let b = Box::new(HeapJob { header: JobHeader::new(Self::execute), func });
         // SAFETY: Box::into_raw is never null; header is the first field.
         unsafe { JobRef::from_ptr(Box::into_raw(b) as *mut JobHeader) }
     }

@@ -10,12 +10,13 @@
 //!
 //! The two mechanisms get separate, monomorphised fast paths so each spawn pays
 //! for exactly one branch on the policy. Under the message-based policies a
-//! spawn is: write the job (two words), one compare against the queue's limit,
-//! store the slot, bump the top; and taking it back is a compare and a load.
+//! spawn is: write the job (its function pointer and captures), one compare of
+//! the queue top against the queue's limit, store the slot, bump the top; and
+//! taking it back is a load, a compare and a store (`PrivateQueue::take_back`).
+//! The job's owner and latch state are written only if it leaves the worker.
 
 use crate::job::{JobHeader, JobLatch, JobRef, StackJob};
-use crate::policy::PolicyKind;
-use crate::worker::WorkerThread;
+use crate::worker::{WorkerThread, MECH_PRIVATE, MECH_PUBLIC};
 use std::mem;
 use std::panic::{self, AssertUnwindSafe};
 
@@ -40,15 +41,32 @@ where
     RA: Send,
     RB: Send,
 {
-    let wt = WorkerThread::current();
-    if wt.is_null() {
-        return join_cold(a, b);
+    let (mech, wt) = crate::worker::current_with_mech();
+    if mech == MECH_PRIVATE {
+        // SAFETY: with a mechanism the current worker is non-null, and it
+        // lives for the duration of this call.
+        join_in_worker::<_, _, _, _, false>(unsafe { &*wt }, a, b)
+    } else {
+        join_other(mech, wt, a, b)
     }
-    // SAFETY: a non-null current worker lives for the duration of this call.
-    let wt = unsafe { &*wt };
-    match wt.mech {
-        PolicyKind::Messaging => join_in_worker::<_, _, _, _, false>(wt, a, b),
-        PolicyKind::WorkStealing => join_in_worker::<_, _, _, _, true>(wt, a, b),
+}
+
+/// The public-deque path and calls from outside any pool, kept out of line so
+/// that their extra registers do not burden the private-queue path's frame.
+#[inline(never)]
+fn join_other<A, B, RA, RB>(mech: usize, wt: *const WorkerThread, a: A, b: B) -> (RA, RB)
+where
+    A: FnOnce() -> RA + Send,
+    B: FnOnce() -> RB + Send,
+    RA: Send,
+    RB: Send,
+{
+    if mech == MECH_PUBLIC {
+        // SAFETY: with a mechanism the current worker is non-null, and it
+        // lives for the duration of this call.
+        join_in_worker::<_, _, _, _, true>(unsafe { &*wt }, a, b)
+    } else {
+        join_cold(a, b)
     }
 }
 
@@ -69,15 +87,22 @@ struct JoinGuard<'a, F: FnOnce() -> R, R, const PUBLIC: bool> {
 }
 
 impl<F: FnOnce() -> R, R, const PUBLIC: bool> Drop for JoinGuard<'_, F, R, PUBLIC> {
-    #[cold]
+    // Inlined into the landing pad, so the job's address is recomputed there
+    // from the frame instead of being stored in the guard on the fast path.
+    #[inline(always)]
     fn drop(&mut self) {
-        // Only reached while unwinding out of `a`: run `b` too (its panic, if
-        // any, is dropped: `a`'s is the one resumed).
-        // SAFETY: still on the worker that pushed `b`.
-        let wt = unsafe { &*WorkerThread::current() };
-        let job = self.job;
-        let _ = panic::catch_unwind(AssertUnwindSafe(|| take_back_slow::<_, _, PUBLIC>(wt, job, wt.pop_newest::<PUBLIC>())));
+        finish_after_panic::<F, R, PUBLIC>(self.job)
     }
+}
+
+/// Only reached while unwinding out of `a`: run `b` too (its panic, if any,
+/// is dropped: `a`'s is the one resumed).
+#[cold]
+#[inline(never)]
+fn finish_after_panic<F: FnOnce() -> R, R, const PUBLIC: bool>(job: &StackJob<JobLatch, F, R>) {
+    // SAFETY: still on the worker that pushed `b`.
+    let wt = unsafe { &*WorkerThread::current() };
+    let _ = panic::catch_unwind(AssertUnwindSafe(|| take_back_slow::<_, _, PUBLIC>(wt, job, wt.pop_newest::<PUBLIC>())));
 }
 
 #[inline(always)]
@@ -88,26 +113,35 @@ where
     RA: Send,
     RB: Send,
 {
-    let job = StackJob::new(b, JobLatch::new());
+    let job = StackJob::new(b, JobLatch);
     let job_ref = job.as_job_ref();
-    // Record whom to wake. (Setting it at hand-over instead would save this
-    // store under the message-based policies, but a task can be handed on
-    // again by a worker that received it, which would then be taken for its
-    // owner: found by the stress tests.)
-    // SAFETY: not yet visible to other threads.
-    unsafe { JobHeader::set_owner(job_ref.as_ptr(), wt.index) };
-    wt.push(job_ref);
+    if PUBLIC {
+        // Thieves take jobs from a public deque without asking, so the job
+        // must be ready to run elsewhere from now on. (A private queue's job
+        // leaves only when its owner hands it over, which prepares it then.)
+        // SAFETY: not yet visible to other threads.
+        unsafe { JobHeader::prepare(job_ref.as_ptr(), wt.index) };
+    }
+    wt.push_as::<PUBLIC>(job_ref);
     let guard = JoinGuard::<B, RB, PUBLIC> { job: &job };
     let ra = a();
     mem::forget(guard);
     // The common case: `b` is still the newest task here.
-    let rb = match wt.pop_newest::<PUBLIC>() {
-        Some(j) if j == job_ref => {
-            wt.count_inline_task();
-            // SAFETY: we popped our own job, so nobody else has it.
-            unsafe { job.run_inline() }
+    let rb = if PUBLIC {
+        match wt.pop_newest::<true>() {
+            Some(j) if j == job_ref => {
+                wt.count_inline_task();
+                // SAFETY: we popped our own job, so nobody else has it.
+                unsafe { job.run_inline() }
+            }
+            other => take_back_slow::<_, _, true>(wt, &job, other),
         }
-        other => take_back_slow::<_, _, PUBLIC>(wt, &job, other),
+    } else if wt.private.take_back(job_ref) {
+        wt.count_inline_task();
+        // SAFETY: we took our own job back, so nobody else has it.
+        unsafe { job.run_inline() }
+    } else {
+        take_back_slow::<_, _, false>(wt, &job, wt.pop_newest::<false>())
     };
     (ra, rb)
 }
@@ -126,7 +160,7 @@ fn take_back_slow<B: FnOnce() -> RB, RB, const PUBLIC: bool>(wt: &WorkerThread, 
                 return unsafe { job.run_inline() };
             }
             // Tasks a steal or hand-over left above `b`: run them first.
-            Some(j) => wt.execute(j),
+            Some(j) => wt.execute(if PUBLIC { j } else { wt.leaving_private(j) }),
             None => return wait_for(wt, job),
         }
         popped = wt.pop_newest::<PUBLIC>();
@@ -135,7 +169,9 @@ fn take_back_slow<B: FnOnce() -> RB, RB, const PUBLIC: bool>(wt: &WorkerThread, 
 
 #[cold]
 fn wait_for<B: FnOnce() -> RB, RB>(wt: &WorkerThread, job: &StackJob<JobLatch, B, RB>) -> RB {
-    wt.wait_until(&job.latch.state);
+    // SAFETY: `b` left this worker, so it was prepared (at the push under a
+    // public deque, at the hand-over or a local run under a private queue).
+    wt.wait_until(unsafe { JobHeader::state(job.as_job_ref().as_ptr()) });
     // SAFETY: the latch is set: the other worker wrote the result; read once.
     match unsafe { job.take_result() } {
         Ok(r) => r,

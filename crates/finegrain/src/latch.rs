@@ -9,13 +9,14 @@
 use crate::sleep::Sleep;
 use crate::sync::{lock, AtomicUsize, Condvar, Mutex, Ordering};
 
+#[cfg(not(loom))]
 pub(crate) trait Latch {
-    /// Called by whoever completes the job this latch belongs to; `owner` is
-    /// the index of the worker whose frame holds the job (see `JobHeader`).
+    /// Called by whoever completes the job this latch belongs to; `header` is
+    /// that job's header (where a `join`'s latch keeps its state and owner).
     ///
     /// # Safety
     /// `this` must point to a live latch; it may be freed as soon as the latch is set.
-    unsafe fn complete(this: *const Self, owner: usize);
+    unsafe fn complete(this: *const Self, header: *const crate::job::JobHeader);
 }
 
 pub(crate) const UNSET: usize = 0;
@@ -48,8 +49,9 @@ impl WorkerLatch {
     }
 }
 
+#[cfg(not(loom))]
 impl Latch for WorkerLatch {
-    unsafe fn complete(this: *const Self, _owner: usize) {
+    unsafe fn complete(this: *const Self, _header: *const crate::job::JobHeader) {
         // SAFETY: forwarded contract.
         unsafe { Self::set(this) }
     }
@@ -91,8 +93,9 @@ impl LockLatch {
     }
 }
 
+#[cfg(not(loom))]
 impl Latch for LockLatch {
-    unsafe fn complete(this: *const Self, _owner: usize) {
+    unsafe fn complete(this: *const Self, _header: *const crate::job::JobHeader) {
         // SAFETY: forwarded contract.
         unsafe { Self::set(this) }
     }

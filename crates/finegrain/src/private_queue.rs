@@ -12,59 +12,80 @@
 
 use crate::job::{JobHeader, JobRef};
 use std::cell::Cell;
+use std::ptr;
 
+type Slot = *mut JobHeader;
+
+/// The live tasks are `base..top` (pointers into one allocation). The slot just
+/// below `base` always holds null: the allocation's first slot is a permanent
+/// null, and `pop_front` nulls every slot it empties. So the newest slot,
+/// `top - 1`, can be read without comparing `top` with `base` first: if the
+/// queue is empty it reads null, which is no job. That makes the take-back
+/// that ends every `join` one load, one compare and one store.
 pub(crate) struct PrivateQueue {
-    buf: Cell<*mut *mut JobHeader>,
+    /// The allocation: `cap + 1` slots, the first of which stays null.
+    alloc: Cell<*mut Slot>,
     cap: Cell<usize>,
-    base: Cell<usize>,
-    top: Cell<usize>,
+    base: Cell<*mut Slot>,
+    top: Cell<*mut Slot>,
 }
 
 const INITIAL: usize = 256;
 
-fn alloc(cap: usize) -> *mut *mut JobHeader {
-    Box::into_raw(vec![None::<JobRef>; cap].into_boxed_slice()) as *mut *mut JobHeader
+fn alloc(cap: usize) -> *mut Slot {
+    Box::into_raw(vec![ptr::null_mut::<JobHeader>(); cap + 1].into_boxed_slice()) as *mut Slot
 }
 
 impl PrivateQueue {
     pub(crate) fn new() -> Self {
-        PrivateQueue { buf: Cell::new(alloc(INITIAL)), cap: Cell::new(INITIAL), base: Cell::new(0), top: Cell::new(0) }
+        let a = alloc(INITIAL);
+        // SAFETY: slot 1 is inside the allocation of INITIAL + 1 slots.
+        let start = unsafe { a.add(1) };
+        PrivateQueue { alloc: Cell::new(a), cap: Cell::new(INITIAL), base: Cell::new(start), top: Cell::new(start) }
+    }
+
+    #[inline(always)]
+    fn start(&self) -> *mut Slot {
+        // SAFETY: slot 1 is inside the allocation (cap >= 1).
+        unsafe { self.alloc.get().add(1) }
     }
 
     #[inline(always)]
     pub(crate) fn len(&self) -> usize {
-        self.top.get() - self.base.get()
+        // SAFETY: both point into the same allocation, base <= top.
+        unsafe { self.top.get().offset_from(self.base.get()) as usize }
     }
 
+    /// Address of the next free slot: what the spawn limit is compared with.
     #[inline(always)]
-    pub(crate) fn top(&self) -> usize {
-        self.top.get()
+    pub(crate) fn top_addr(&self) -> usize {
+        self.top.get() as usize
     }
 
-    /// Index past which a push needs the slow path (room in the buffer).
-    #[inline(always)]
-    pub(crate) fn cap(&self) -> usize {
-        self.cap.get()
+    /// The address `top_addr` reaches when the queue holds `len` tasks, capped
+    /// at the end of the buffer (past which a push needs to make room).
+    pub(crate) fn addr_at_len(&self, len: usize) -> usize {
+        // SAFETY: base and the end are inside (or one past) the same allocation.
+        let room = unsafe { self.start().add(self.cap.get()).offset_from(self.base.get()) as usize };
+        self.base.get() as usize + len.min(room) * std::mem::size_of::<Slot>()
     }
 
-    #[inline(always)]
-    pub(crate) fn base(&self) -> usize {
-        self.base.get()
-    }
-
-    /// Push when `top < cap` is known (the caller's limit check covers it).
+    /// Push when the caller's limit check has shown there is room.
     #[inline(always)]
     pub(crate) fn push_unchecked(&self, job: JobRef) {
         let t = self.top.get();
-        debug_assert!(t < self.cap.get());
-        // SAFETY: t < cap (caller's contract); owner-only access.
-        unsafe { *self.buf.get().add(t) = job.as_ptr() };
-        self.top.set(t + 1);
+        // SAFETY: t is below the end (caller's contract); owner-only access.
+        unsafe {
+            debug_assert!(t < self.start().add(self.cap.get()));
+            *t = job.as_ptr();
+            self.top.set(t.add(1));
+        }
     }
 
     /// Push, making room first if needed; returns the new length.
     pub(crate) fn push(&self, job: JobRef) -> usize {
-        if self.top.get() == self.cap.get() {
+        // SAFETY: one past the last slot of the allocation.
+        if self.top.get() == unsafe { self.start().add(self.cap.get()) } {
             self.make_room();
         }
         self.push_unchecked(job);
@@ -73,23 +94,43 @@ impl PrivateQueue {
 
     #[cold]
     fn make_room(&self) {
-        let (b, t, cap) = (self.base.get(), self.top.get(), self.cap.get());
-        let len = t - b;
+        let len = self.len();
+        let cap = self.cap.get();
         let new_cap = if len * 2 > cap { cap * 2 } else { cap };
-        let new = if new_cap == cap { self.buf.get() } else { alloc(new_cap) };
-        for i in 0..len {
-            // SAFETY: both indices are inside their buffers; moving down never
-            // overwrites an entry not yet moved (i <= b + i).
-            unsafe { *new.add(i) = *self.buf.get().add(b + i) };
-        }
+        let old = self.alloc.get();
+        let new = if new_cap == cap { old } else { alloc(new_cap) };
+        // SAFETY: slot 1 of an allocation of new_cap + 1 slots.
+        let dst = unsafe { new.add(1) };
+        let src = self.base.get();
+        // SAFETY: `len` slots from `src` are live; `dst` has room for them. Moving
+        // down within one buffer, `ptr::copy` handles the overlap.
+        unsafe { ptr::copy(src, dst, len) };
         if new_cap != cap {
             // SAFETY: the old buffer came from `alloc(cap)`.
-            unsafe { drop(Box::from_raw(std::ptr::slice_from_raw_parts_mut(self.buf.get(), cap))) };
-            self.buf.set(new);
+            unsafe { drop(Box::from_raw(ptr::slice_from_raw_parts_mut(old, cap + 1))) };
+            self.alloc.set(new);
             self.cap.set(new_cap);
         }
-        self.base.set(0);
-        self.top.set(len);
+        self.base.set(dst);
+        // SAFETY: len <= new_cap.
+        self.top.set(unsafe { dst.add(len) });
+    }
+
+    /// If `job` is the newest task, remove it and return true (a `join` taking
+    /// its second closure back).
+    #[inline(always)]
+    pub(crate) fn take_back(&self, job: JobRef) -> bool {
+        let t = self.top.get();
+        // SAFETY: `t - 1` is at least the slot below `base`, which is in the
+        // allocation and null when the queue is empty (see the type's docs).
+        unsafe {
+            let s = t.sub(1);
+            if *s == job.as_ptr() {
+                self.top.set(s);
+                return true;
+            }
+        }
+        false
     }
 
     /// Newest task (LIFO).
@@ -99,9 +140,12 @@ impl PrivateQueue {
         if t == self.base.get() {
             return None;
         }
-        self.top.set(t - 1);
-        // SAFETY: base <= t - 1 < cap, and live slots hold pointers from JobRefs.
-        Some(unsafe { JobRef::from_ptr(*self.buf.get().add(t - 1)) })
+        // SAFETY: base <= t - 1, a live slot holding a pointer from a JobRef.
+        unsafe {
+            let s = t.sub(1);
+            self.top.set(s);
+            Some(JobRef::from_ptr(*s))
+        }
     }
 
     /// Oldest task (FIFO order, and what a victim hands over).
@@ -111,22 +155,26 @@ impl PrivateQueue {
         if b == self.top.get() {
             return None;
         }
-        // SAFETY: b < top <= cap, and live slots hold pointers from JobRefs.
-        let j = unsafe { JobRef::from_ptr(*self.buf.get().add(b)) };
-        if b + 1 == self.top.get() {
-            self.base.set(0);
-            self.top.set(0);
-        } else {
-            self.base.set(b + 1);
+        // SAFETY: b < top: a live slot holding a pointer from a JobRef. It is
+        // nulled, keeping the invariant for the slot below the new base.
+        unsafe {
+            let j = JobRef::from_ptr(*b);
+            *b = ptr::null_mut();
+            if b.add(1) == self.top.get() {
+                self.base.set(self.start());
+                self.top.set(self.start());
+            } else {
+                self.base.set(b.add(1));
+            }
+            Some(j)
         }
-        Some(j)
     }
 }
 
 impl Drop for PrivateQueue {
     fn drop(&mut self) {
         // SAFETY: allocated by `alloc(cap)`.
-        unsafe { drop(Box::from_raw(std::ptr::slice_from_raw_parts_mut(self.buf.get(), self.cap.get()))) };
+        unsafe { drop(Box::from_raw(ptr::slice_from_raw_parts_mut(self.alloc.get(), self.cap.get() + 1))) };
     }
 }
 
@@ -158,5 +206,44 @@ mod tests {
         let want: Vec<_> = (1..999).chain(1000..3000).map(fake).collect();
         assert_eq!(got, want);
         assert_eq!(q.pop_back(), None);
+    }
+
+    #[test]
+    fn take_back_only_the_newest() {
+        let q = PrivateQueue::new();
+        // Empty: the slot below reads null, which matches no job.
+        assert!(!q.take_back(fake(0)));
+        q.push(fake(0));
+        q.push(fake(1));
+        assert!(!q.take_back(fake(0)));
+        assert!(q.take_back(fake(1)));
+        // Handed over from the front: the emptied slot must not match.
+        assert_eq!(q.pop_front(), Some(fake(0)));
+        assert!(!q.take_back(fake(0)));
+        q.push(fake(2));
+        q.push(fake(3));
+        assert_eq!(q.pop_front(), Some(fake(2)));
+        assert!(!q.take_back(fake(2)));
+        assert!(q.take_back(fake(3)));
+        assert_eq!(q.len(), 0);
+        // Across a move-down and a growth.
+        for i in 0..600 {
+            q.push(fake(i));
+            if i % 3 == 0 {
+                q.pop_front();
+            }
+        }
+        assert!(q.take_back(fake(599)));
+        assert!(!q.take_back(fake(599)));
+        assert!(q.take_back(fake(598)));
+    }
+
+    #[test]
+    fn limit_addresses() {
+        let q = PrivateQueue::new();
+        assert_eq!(q.addr_at_len(0), q.top_addr());
+        q.push(fake(0));
+        assert_eq!(q.addr_at_len(1), q.top_addr());
+        assert_eq!(q.addr_at_len(usize::MAX), q.addr_at_len(INITIAL));
     }
 }

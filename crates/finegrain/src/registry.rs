@@ -159,10 +159,7 @@ impl Registry {
             },
             crate::job::CrossLatch::new(caller_reg, caller.index),
         );
-        let job_ref = job.as_job_ref();
-        // SAFETY: not yet visible to other threads (the owner index is unused by this latch).
-        unsafe { JobHeader::set_owner(job_ref.as_ptr(), usize::MAX) };
-        self.inject(job_ref);
+        self.inject(job.as_job_ref());
         caller.wait_until(&job.latch.state);
         // SAFETY: the latch is set, so the job ran; read once.
         match unsafe { job.take_result() } {
@@ -186,11 +183,7 @@ impl Registry {
             },
             LockLatch::new(),
         );
-        let job_ref = job.as_job_ref();
-        // SAFETY: the job is not yet visible to any other thread. (The owner
-        // index is not used by a lock latch.)
-        unsafe { JobHeader::set_owner(job_ref.as_ptr(), usize::MAX) };
-        self.inject(job_ref);
+        self.inject(job.as_job_ref());
         job.latch.wait();
         // SAFETY: the latch is set, so the job ran; read once.
         match unsafe { job.take_result() } {

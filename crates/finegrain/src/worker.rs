@@ -17,8 +17,32 @@ use crate::sync::{lock, AtomicUsize, Ordering};
 use std::cell::{Cell, RefCell};
 use std::ptr;
 
+/// The worker running on this thread, and its mechanism beside it (one of the
+/// `MECH_*` values), so that a spawn learns from one thread-local byte whether
+/// it runs on a worker and on which mechanism, without testing the pointer for
+/// null first. (Packing the two into one word costs two masking instructions
+/// per spawn, more than the second load.)
+struct Current {
+    mech: Cell<usize>,
+    worker: Cell<*const WorkerThread>,
+}
+
 thread_local! {
-    static CURRENT: Cell<*const WorkerThread> = const { Cell::new(ptr::null()) };
+    static CURRENT: Current = const { Current { mech: Cell::new(MECH_NONE), worker: Cell::new(ptr::null()) } };
+}
+
+/// Outside any pool.
+pub(crate) const MECH_NONE: usize = 0;
+/// On a worker with a public deque.
+pub(crate) const MECH_PUBLIC: usize = 1;
+/// On a worker with a private queue.
+pub(crate) const MECH_PRIVATE: usize = 2;
+
+/// The `MECH_*` value of the worker running on this thread, and the worker.
+/// The pointer is non-null exactly when the value is not `MECH_NONE`.
+#[inline(always)]
+pub(crate) fn current_with_mech() -> (usize, *const WorkerThread) {
+    CURRENT.with(|c| (c.mech.get(), c.worker.get()))
 }
 
 /// Publish the calling worker's hot counters (before releasing a waiter, so
@@ -87,14 +111,24 @@ impl WorkerThread {
     /// The worker running on this thread, or null.
     #[inline(always)]
     pub(crate) fn current() -> *const WorkerThread {
-        CURRENT.with(|c| c.get())
+        CURRENT.with(|c| c.worker.get())
     }
 
     /// Install `self` as this thread's worker for the duration of `f`.
     pub(crate) fn run_as_current(&self, f: impl FnOnce()) {
-        CURRENT.with(|c| c.set(self));
+        let mech = match self.mech {
+            PolicyKind::WorkStealing => MECH_PUBLIC,
+            PolicyKind::Messaging => MECH_PRIVATE,
+        };
+        CURRENT.with(|c| {
+            c.worker.set(self);
+            c.mech.set(mech);
+        });
         f();
-        CURRENT.with(|c| c.set(ptr::null()));
+        CURRENT.with(|c| {
+            c.mech.set(MECH_NONE);
+            c.worker.set(ptr::null());
+        });
     }
 
     #[inline(always)]
@@ -142,27 +176,29 @@ impl WorkerThread {
 
     #[inline(always)]
     pub(crate) fn push(&self, job: JobRef) {
-        #[cfg(feature = "stats")]
-        self.enqueues.set(self.enqueues.get().wrapping_add(1));
-        self.push_untimed(job);
+        match self.mech {
+            PolicyKind::WorkStealing => self.push_as::<true>(job),
+            PolicyKind::Messaging => self.push_as::<false>(job),
+        }
     }
 
+    /// Push onto this worker's own queue; `PUBLIC` is the mechanism, known at
+    /// compile time (the caller already branched on it once).
     #[inline(always)]
-    fn push_untimed(&self, job: JobRef) {
-        match self.mech {
-            PolicyKind::WorkStealing => {
-                // SAFETY: this thread owns the deque.
-                if unsafe { self.deque().push(job.as_ptr()) } {
-                    self.registry().sleep.notify_new_work();
-                }
+    pub(crate) fn push_as<const PUBLIC: bool>(&self, job: JobRef) {
+        #[cfg(feature = "stats")]
+        self.enqueues.set(self.enqueues.get().wrapping_add(1));
+        if PUBLIC {
+            // SAFETY: this thread owns the deque.
+            if unsafe { self.deque().push(job.as_ptr()) } {
+                self.registry().sleep.notify_new_work();
             }
-            PolicyKind::Messaging => {
-                // One check covers a full buffer, a due UPDATE and waiting mail.
-                if self.private.top() >= self.mail().limit.load(Ordering::Relaxed) {
-                    return self.push_slow(job);
-                }
-                self.private.push_unchecked(job);
+        } else {
+            // One check covers a full buffer, a due UPDATE and waiting mail.
+            if self.private.top_addr() >= self.mail().limit.load(Ordering::Relaxed) {
+                return self.push_slow(job);
             }
+            self.private.push_unchecked(job);
         }
     }
 
@@ -180,6 +216,19 @@ impl WorkerThread {
         }
     }
 
+    /// A task leaves this worker's private queue other than by a `join`'s
+    /// take-back: to run here through its header, or to be handed over. A task
+    /// this worker pushed itself gets its owner and latch state written now
+    /// (see `JobHeader`); a received one already has them.
+    #[inline]
+    pub(crate) fn leaving_private(&self, j: JobRef) -> JobRef {
+        if !j.is_received() {
+            // SAFETY: our own task, just taken off our own queue: only this thread has it.
+            unsafe { JobHeader::prepare(j.as_ptr(), self.index) };
+        }
+        j
+    }
+
     /// Take one of this worker's own tasks, in the policy's order.
     #[inline(always)]
     pub(crate) fn pop(&self) -> Option<JobRef> {
@@ -189,10 +238,11 @@ impl WorkerThread {
     #[inline(always)]
     fn pop_untimed(&self) -> Option<JobRef> {
         if self.mech == PolicyKind::Messaging {
-            return match self.order {
+            let j = match self.order {
                 Order::Lifo => self.private.pop_back(),
                 Order::Fifo => self.private.pop_front(),
             };
+            return j.map(|j| self.leaving_private(j));
         }
         let p = match self.order {
             // SAFETY: this thread owns the deque.

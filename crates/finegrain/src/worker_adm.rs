@@ -75,10 +75,9 @@ impl WorkerThread {
     /// mail signal; a sender stores the signal then zero to the limit. If the
     /// look misses the signal, the sender's zero lands after our store.
     pub(crate) fn refresh_limit(&self) {
-        let q = &self.private;
-        let due = q.base().saturating_add(self.report_at.get().max(1) - 1);
+        let due = self.private.addr_at_len(self.report_at.get().max(1) - 1);
         let mb = self.mail();
-        mb.limit.store(due.min(q.cap()), Ordering::SeqCst);
+        mb.limit.store(due, Ordering::SeqCst);
         crate::sync::full_fence();
         if mb.has_mail() {
             mb.limit.store(0, Ordering::SeqCst);
@@ -134,8 +133,9 @@ impl WorkerThread {
             MsgKind::Task => {
                 if w[0] != 0 {
                     // SAFETY: the victim sent a pointer to a job it took off its queue
-                    // and will not run itself.
-                    self.private.push(unsafe { JobRef::from_ptr(w[0] as *mut _) });
+                    // and will not run itself. Marked, so that handing it on keeps
+                    // the owner written by the first hand-over.
+                    self.private.push(unsafe { JobRef::from_ptr(w[0] as *mut _) }.mark_received());
                     self.counters().count(Counter::TasksStolen, 1);
                 }
                 if w[1] != 0 {
@@ -157,8 +157,8 @@ impl WorkerThread {
     fn give_tasks(&self, stealer: usize, k: usize) {
         let n = k.min(self.private.len());
         for i in 0..n {
-            let j = self.private.pop_front().expect("length checked");
-            self.send(stealer, MsgKind::Task, &[j.as_ptr() as usize, (i + 1 == n) as usize]);
+            let j = self.leaving_private(self.private.pop_front().expect("length checked"));
+            self.send(stealer, MsgKind::Task, &[j.header() as usize, (i + 1 == n) as usize]);
         }
         if n == 0 {
             self.send(stealer, MsgKind::Task, &[0, 1]);

@@ -41,7 +41,7 @@ pub fn fib_finegrain(n: u64) -> u64 {
     if n < 2 {
         return n;
     }
-    let (a, b) = finegrain::join(|| fib_finegrain(n - 1), || fib_finegrain(n - 2));
+    let (a, b) = finegrain::join(move || fib_finegrain(n - 1), move || fib_finegrain(n - 2));
     a + b
 }
 
@@ -49,7 +49,7 @@ pub fn fib_rayon(n: u64) -> u64 {
     if n < 2 {
         return n;
     }
-    let (a, b) = rayon::join(|| fib_rayon(n - 1), || fib_rayon(n - 2));
+    let (a, b) = rayon::join(move || fib_rayon(n - 1), move || fib_rayon(n - 2));
     a + b
 }
 
