@@ -16,7 +16,7 @@
 //! The job's owner and latch state are written only if it leaves the worker.
 
 use crate::job::{JobHeader, JobLatch, JobRef, StackJob};
-use crate::worker::{WorkerThread, MECH_PRIVATE, MECH_PUBLIC};
+use crate::worker::{WorkerThread, MECH_CENTRAL, MECH_PRIVATE, MECH_PUBLIC};
 use std::mem;
 use std::panic::{self, AssertUnwindSafe};
 
@@ -45,7 +45,7 @@ where
     if mech == MECH_PRIVATE {
         // SAFETY: with a mechanism the current worker is non-null, and it
         // lives for the duration of this call.
-        join_in_worker::<_, _, _, _, false>(unsafe { &*wt }, a, b)
+        join_in_worker::<_, _, _, _, MECH_PRIVATE>(unsafe { &*wt }, a, b)
     } else {
         join_other(mech, wt, a, b)
     }
@@ -64,7 +64,10 @@ where
     if mech == MECH_PUBLIC {
         // SAFETY: with a mechanism the current worker is non-null, and it
         // lives for the duration of this call.
-        join_in_worker::<_, _, _, _, true>(unsafe { &*wt }, a, b)
+        join_in_worker::<_, _, _, _, MECH_PUBLIC>(unsafe { &*wt }, a, b)
+    } else if mech == MECH_CENTRAL {
+        // SAFETY: as above.
+        join_central(unsafe { &*wt }, a, b)
     } else {
         join_cold(a, b)
     }
@@ -82,16 +85,16 @@ where
 }
 
 /// Finishes `b` if `a` unwinds, so the frame holding `b` outlives every use of it.
-struct JoinGuard<'a, F: FnOnce() -> R, R, const PUBLIC: bool> {
+struct JoinGuard<'a, F: FnOnce() -> R, R, const M: usize> {
     job: &'a StackJob<JobLatch, F, R>,
 }
 
-impl<F: FnOnce() -> R, R, const PUBLIC: bool> Drop for JoinGuard<'_, F, R, PUBLIC> {
+impl<F: FnOnce() -> R, R, const M: usize> Drop for JoinGuard<'_, F, R, M> {
     // Inlined into the landing pad, so the job's address is recomputed there
     // from the frame instead of being stored in the guard on the fast path.
     #[inline(always)]
     fn drop(&mut self) {
-        finish_after_panic::<F, R, PUBLIC>(self.job)
+        finish_after_panic::<F, R, M>(self.job)
     }
 }
 
@@ -99,14 +102,14 @@ impl<F: FnOnce() -> R, R, const PUBLIC: bool> Drop for JoinGuard<'_, F, R, PUBLI
 /// is dropped: `a`'s is the one resumed).
 #[cold]
 #[inline(never)]
-fn finish_after_panic<F: FnOnce() -> R, R, const PUBLIC: bool>(job: &StackJob<JobLatch, F, R>) {
+fn finish_after_panic<F: FnOnce() -> R, R, const M: usize>(job: &StackJob<JobLatch, F, R>) {
     // SAFETY: still on the worker that pushed `b`.
     let wt = unsafe { &*WorkerThread::current() };
-    let _ = panic::catch_unwind(AssertUnwindSafe(|| take_back_slow::<_, _, PUBLIC>(wt, job, wt.pop_newest::<PUBLIC>())));
+    let _ = panic::catch_unwind(AssertUnwindSafe(|| take_back_slow::<_, _, M>(wt, job, wt.pop_newest::<M>())));
 }
 
 #[inline(always)]
-fn join_in_worker<A, B, RA, RB, const PUBLIC: bool>(wt: &WorkerThread, a: A, b: B) -> (RA, RB)
+fn join_in_worker<A, B, RA, RB, const M: usize>(wt: &WorkerThread, a: A, b: B) -> (RA, RB)
 where
     A: FnOnce() -> RA + Send,
     B: FnOnce() -> RB + Send,
@@ -115,34 +118,65 @@ where
 {
     let job = StackJob::new(b, JobLatch);
     let job_ref = job.as_job_ref();
-    if PUBLIC {
+    if M == MECH_PUBLIC {
         // Thieves take jobs from a public deque without asking, so the job
         // must be ready to run elsewhere from now on. (A private queue's job
         // leaves only when its owner hands it over, which prepares it then.)
         // SAFETY: not yet visible to other threads.
         unsafe { JobHeader::prepare(job_ref.as_ptr(), wt.index) };
     }
-    wt.push_as::<PUBLIC>(job_ref);
-    let guard = JoinGuard::<B, RB, PUBLIC> { job: &job };
+    wt.push_as::<M>(job_ref);
+    let guard = JoinGuard::<B, RB, M> { job: &job };
     let ra = a();
     mem::forget(guard);
     // The common case: `b` is still the newest task here.
-    let rb = if PUBLIC {
-        match wt.pop_newest::<true>() {
+    let rb = if M == MECH_PUBLIC {
+        match wt.pop_newest::<M>() {
             Some(j) if j == job_ref => {
                 wt.count_inline_task();
                 // SAFETY: we popped our own job, so nobody else has it.
                 unsafe { job.run_inline() }
             }
-            other => take_back_slow::<_, _, true>(wt, &job, other),
+            other => take_back_slow::<_, _, M>(wt, &job, other),
         }
     } else if wt.private.take_back(job_ref) {
         wt.count_inline_task();
         // SAFETY: we took our own job back, so nobody else has it.
         unsafe { job.run_inline() }
     } else {
-        take_back_slow::<_, _, false>(wt, &job, wt.pop_newest::<false>())
+        take_back_slow::<_, _, M>(wt, &job, wt.pop_newest::<M>())
     };
+    (ra, rb)
+}
+
+/// `join` under the central-unit policies: like the others, plus the serial
+/// position (`pdf`): `a` runs at `here.child(0)`, `b` at `here.child(1)`.
+#[inline(never)]
+fn join_central<A, B, RA, RB>(wt: &WorkerThread, a: A, b: B) -> (RA, RB)
+where
+    A: FnOnce() -> RA + Send,
+    B: FnOnce() -> RB + Send,
+    RA: Send,
+    RB: Send,
+{
+    const M: usize = MECH_CENTRAL;
+    let job = StackJob::new(b, JobLatch);
+    let job_ref = job.as_job_ref();
+    let here = wt.central.path.get();
+    let entry = wt.central_push_at(job_ref, here.child(1));
+    wt.central.path.set(here.child(0));
+    let guard = JoinGuard::<B, RB, M> { job: &job };
+    let ra = a();
+    mem::forget(guard);
+    wt.central.path.set(here.child(1));
+    let rb = if wt.central_take_back(entry) {
+        wt.count_inline_task();
+        // SAFETY: we took our own job back, so nobody else has it.
+        unsafe { job.run_inline() }
+    } else {
+        take_back_slow::<_, _, M>(wt, &job, wt.pop_newest::<M>())
+    };
+    wt.central.path.set(here);
     (ra, rb)
 }
 
@@ -150,7 +184,7 @@ where
 /// for the worker that took it.
 #[cold]
 #[inline(never)]
-fn take_back_slow<B: FnOnce() -> RB, RB, const PUBLIC: bool>(wt: &WorkerThread, job: &StackJob<JobLatch, B, RB>, mut popped: Option<JobRef>) -> RB {
+fn take_back_slow<B: FnOnce() -> RB, RB, const M: usize>(wt: &WorkerThread, job: &StackJob<JobLatch, B, RB>, mut popped: Option<JobRef>) -> RB {
     let job_ref = job.as_job_ref();
     loop {
         match popped {
@@ -160,10 +194,10 @@ fn take_back_slow<B: FnOnce() -> RB, RB, const PUBLIC: bool>(wt: &WorkerThread, 
                 return unsafe { job.run_inline() };
             }
             // Tasks a steal or hand-over left above `b`: run them first.
-            Some(j) => wt.execute(if PUBLIC { j } else { wt.leaving_private(j) }),
+            Some(j) => wt.execute(if M == MECH_PRIVATE { wt.leaving_private(j) } else { j }),
             None => return wait_for(wt, job),
         }
-        popped = wt.pop_newest::<PUBLIC>();
+        popped = wt.pop_newest::<M>();
     }
 }
 

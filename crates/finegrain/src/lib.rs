@@ -40,6 +40,8 @@ pub(crate) mod sleep;
 #[cfg(not(loom))]
 mod affinity;
 #[cfg(not(loom))]
+mod central;
+#[cfg(not(loom))]
 mod error;
 #[cfg(not(loom))]
 mod graph;
@@ -57,6 +59,8 @@ mod phase;
 pub mod policy;
 #[cfg(not(loom))]
 mod pool;
+#[cfg(not(loom))]
+mod priority;
 #[cfg(not(loom))]
 mod private_queue;
 #[cfg(not(loom))]
@@ -86,6 +90,7 @@ pub use crate::{
     loops::{fold_chunks, for_each, for_each_2d, for_each_3d, for_each_chunk, reduce},
     phase::{phase, PhaseCtx, MAX_TASK_BYTES},
     policy::{policies, OptionInfo, Policy, PolicyInfo},
+    priority::with_priority,
     pool::{current_num_threads, current_worker_index, global, Builder, Pool, DEFAULT_STACK_SIZE},
     scope::{scope, Scope},
     stats::{Bucket, Stats, WorkerStats},

@@ -52,6 +52,8 @@ pub(crate) struct Registry {
     pub(crate) mailboxes: Box<[CachePadded<Mailbox>]>,
     pub(crate) counters: Box<[CachePadded<WorkerCounters>]>,
     pub(crate) injector: Injector,
+    /// The central task unit of `carbon`, `sw-hier` and `pdf` (empty otherwise).
+    pub(crate) unit: crate::central::Unit,
     pub(crate) sleep: Sleep,
     pub(crate) terminate: AtomicBool,
     pub(crate) trace: Option<Box<[Mutex<Vec<Span>>]>>,
@@ -71,6 +73,7 @@ impl Registry {
             deques: (0..n).map(|_| Deque::new()).collect(),
             mailboxes: (0..n).map(|_| CachePadded::new(Mailbox::new())).collect(),
             counters: (0..n).map(|_| CachePadded::new(WorkerCounters::new())).collect(),
+            unit: crate::central::Unit::new(n),
             injector: Injector { queue: Mutex::new(VecDeque::new()), len: AtomicUsize::new(0) },
             sleep: Sleep::new(n),
             terminate: AtomicBool::new(false),
@@ -87,7 +90,7 @@ impl Registry {
 
     /// Is there anything a sleeping worker could run?
     pub(crate) fn has_work(&self) -> bool {
-        !self.injector.is_empty() || self.terminate.load(Ordering::Relaxed) || self.deques.iter().any(|d| !d.is_empty())
+        !self.injector.is_empty() || self.terminate.load(Ordering::Relaxed) || self.deques.iter().any(|d| !d.is_empty()) || self.unit.has_tasks()
     }
 
     pub(crate) fn terminate_requested(&self) -> bool {

@@ -87,4 +87,12 @@ impl<'scope> Scope<'scope> {
         // SAFETY: the pool is alive while its scope is.
         unsafe { Registry::push_or_inject(self.registry, job) };
     }
+
+    /// [`Scope::spawn`] with a priority for `order=priority` (see [`crate::with_priority`]).
+    pub fn spawn_with_priority<BODY>(&self, priority: i64, body: BODY)
+    where
+        BODY: FnOnce(&Scope<'scope>) + Send + 'scope,
+    {
+        crate::with_priority(priority, || self.spawn(body))
+    }
 }

@@ -81,6 +81,19 @@ pub(crate) fn queue_op_costs(kind: crate::policy::PolicyKind) -> (f64, f64) {
                 }
                 (t1 - t0, t1.elapsed())
             }
+            crate::policy::PolicyKind::Central(_) => {
+                // One lock per operation, as the central unit takes.
+                let q = crate::sync::Mutex::new(std::collections::VecDeque::<usize>::with_capacity(N));
+                let t0 = Instant::now();
+                for i in 0..N {
+                    crate::sync::lock(&q).push_back(std::hint::black_box(i));
+                }
+                let t1 = Instant::now();
+                for _ in 0..N {
+                    std::hint::black_box(crate::sync::lock(&q).pop_back());
+                }
+                (t1 - t0, t1.elapsed())
+            }
         };
         best.0 = best.0.min(push.as_nanos() as f64 / N as f64);
         best.1 = best.1.min(pop.as_nanos() as f64 / N as f64);

@@ -37,6 +37,8 @@ pub(crate) const MECH_NONE: usize = 0;
 pub(crate) const MECH_PUBLIC: usize = 1;
 /// On a worker with a private queue.
 pub(crate) const MECH_PRIVATE: usize = 2;
+/// On a worker of a central-unit policy.
+pub(crate) const MECH_CENTRAL: usize = 3;
 
 /// The `MECH_*` value of the worker running on this thread, and the worker.
 /// The pointer is non-null exactly when the value is not `MECH_NONE`.
@@ -72,6 +74,8 @@ pub(crate) struct WorkerThread {
     pub(crate) managers: RefCell<Vec<ManagerNode>>,
     pub(crate) starving_reported: Cell<bool>,
     pub(crate) unblocked: Cell<bool>,
+    // Central-unit policies (see central.rs).
+    pub(crate) central: crate::central::Local,
     victims: VictimOrder,
     rng: Cell<XorShift>,
     round: Cell<usize>,
@@ -99,6 +103,7 @@ impl WorkerThread {
             managers: RefCell::new(crate::worker_adm::hosted_managers(p, registry.num_threads(), index)),
             starving_reported: Cell::new(false),
             unblocked: Cell::new(false),
+            central: crate::central::Local::new(),
             victims: VictimOrder::new(p.victim, index, registry.num_threads(), &registry.topology, p.radix),
             rng: Cell::new(XorShift::new(index as u64 ^ registry.epoch)),
             round: Cell::new(0),
@@ -119,6 +124,7 @@ impl WorkerThread {
         let mech = match self.mech {
             PolicyKind::WorkStealing => MECH_PUBLIC,
             PolicyKind::Messaging => MECH_PRIVATE,
+            PolicyKind::Central(_) => MECH_CENTRAL,
         };
         CURRENT.with(|c| {
             c.worker.set(self);
@@ -158,6 +164,7 @@ impl WorkerThread {
         match self.mech {
             PolicyKind::WorkStealing => self.deque().is_empty(),
             PolicyKind::Messaging => self.private.len() == 0 || self.mail().has_mail(),
+            PolicyKind::Central(_) => self.central_wants_split(),
         }
     }
 
@@ -177,18 +184,26 @@ impl WorkerThread {
     #[inline(always)]
     pub(crate) fn push(&self, job: JobRef) {
         match self.mech {
-            PolicyKind::WorkStealing => self.push_as::<true>(job),
-            PolicyKind::Messaging => self.push_as::<false>(job),
+            PolicyKind::WorkStealing => self.push_as::<MECH_PUBLIC>(job),
+            PolicyKind::Messaging => self.push_as::<MECH_PRIVATE>(job),
+            PolicyKind::Central(_) => self.central_push(job),
         }
     }
 
-    /// Push onto this worker's own queue; `PUBLIC` is the mechanism, known at
-    /// compile time (the caller already branched on it once).
+    /// Count an enqueue (a no-op without the `stats` feature).
     #[inline(always)]
-    pub(crate) fn push_as<const PUBLIC: bool>(&self, job: JobRef) {
+    pub(crate) fn count_enqueue(&self) {
         #[cfg(feature = "stats")]
         self.enqueues.set(self.enqueues.get().wrapping_add(1));
-        if PUBLIC {
+    }
+
+    /// Push onto this worker's own queue; `M` is the mechanism (`MECH_PUBLIC`
+    /// or `MECH_PRIVATE`), known at compile time (the caller already branched
+    /// on it once).
+    #[inline(always)]
+    pub(crate) fn push_as<const M: usize>(&self, job: JobRef) {
+        self.count_enqueue();
+        if M == MECH_PUBLIC {
             // SAFETY: this thread owns the deque.
             if unsafe { self.deque().push(job.as_ptr()) } {
                 self.registry().sleep.notify_new_work();
@@ -204,15 +219,17 @@ impl WorkerThread {
 
     /// Take back the newest task of this worker's own queue, whatever the
     /// policy's order: `join` uses it to find its second closure again.
-    /// `PUBLIC` selects the mechanism at compile time (the caller already
+    /// `M` selects the mechanism at compile time (the caller already
     /// branched on it once).
     #[inline(always)]
-    pub(crate) fn pop_newest<const PUBLIC: bool>(&self) -> Option<JobRef> {
-        if PUBLIC {
+    pub(crate) fn pop_newest<const M: usize>(&self) -> Option<JobRef> {
+        if M == MECH_PUBLIC {
             // SAFETY: this thread owns the deque; its pointers come from JobRefs.
             unsafe { self.deque().pop().map(|p| JobRef::from_ptr(p)) }
-        } else {
+        } else if M == MECH_PRIVATE {
             self.private.pop_back()
+        } else {
+            self.central_pop_newest()
         }
     }
 
@@ -243,6 +260,9 @@ impl WorkerThread {
                 Order::Fifo => self.private.pop_front(),
             };
             return j.map(|j| self.leaving_private(j));
+        }
+        if let PolicyKind::Central(_) = self.mech {
+            return self.central_pop().map(|e| e.job);
         }
         let p = match self.order {
             // SAFETY: this thread owns the deque.
@@ -366,6 +386,7 @@ impl WorkerThread {
             match self.mech {
                 PolicyKind::WorkStealing => self.work_until(Some(state), done),
                 PolicyKind::Messaging => self.work_until_adm(Some(state), done),
+                PolicyKind::Central(_) => self.work_until_central(Some(state), done),
             }
         }
     }
@@ -377,6 +398,7 @@ impl WorkerThread {
         match self.mech {
             PolicyKind::WorkStealing => self.work_until(None, || reg.terminate.load(Ordering::Acquire)),
             PolicyKind::Messaging => self.work_until_adm(None, || reg.terminate.load(Ordering::Acquire)),
+            PolicyKind::Central(_) => self.work_until_central(None, || reg.terminate.load(Ordering::Acquire)),
         }
     }
 

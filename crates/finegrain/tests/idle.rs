@@ -60,7 +60,7 @@ fn median(mut v: Vec<Duration>) -> Duration {
 #[test]
 fn idle_workers_sleep() {
     let _g = serial();
-    for (k, policy) in ["ws", "adm-central", "adm-hier:radix=2"].into_iter().enumerate() {
+    for (k, policy) in ["ws", "adm-central", "adm-hier:radix=2", "carbon", "sw-hier", "pdf"].into_iter().enumerate() {
         let prefix = format!("idle{k}-");
         let pool = Pool::builder().threads(4).policy(policy).thread_name(prefix.clone()).build().unwrap();
         assert_eq!(pool.install(|| fib(20)), 6765);
@@ -165,7 +165,7 @@ fn quiescent(pool: &Pool) -> (Stats, Duration) {
 #[test]
 fn counters_balance_at_rest() {
     let _g = serial();
-    for policy in ["ws", "ws:order=fifo,steal=one", "adm-central", "adm-hier:radix=2"] {
+    for policy in ["ws", "ws:order=fifo,steal=one", "adm-central", "adm-hier:radix=2", "carbon", "sw-hier", "pdf"] {
         let pool = Pool::new(4, policy).unwrap();
         pool.install(|| {
             fib(18);

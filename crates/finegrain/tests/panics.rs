@@ -82,7 +82,7 @@ fn slow_work(done: &AtomicUsize) {
     done.fetch_add(1, SeqCst);
 }
 
-const POLICIES: &[&str] = &["ws", "ws:order=fifo", "adm-central", "adm-hier:radix=2"];
+const POLICIES: &[&str] = &["ws", "ws:order=fifo", "adm-central", "adm-hier:radix=2", "carbon", "sw-hier", "pdf"];
 
 #[test]
 fn join_first_closure_panics_after_second_finished() {

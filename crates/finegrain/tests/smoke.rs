@@ -11,7 +11,9 @@ fn fib(n: u64) -> u64 {
 
 #[test]
 fn smoke_all_apis() {
-    for (t, spec) in [1, 2, 8].into_iter().flat_map(|t| ["ws", "adm-central", "adm-hier:radix=2", "adm-hier"].map(move |p| (t, p))) {
+    for (t, spec) in
+        [1, 2, 8].into_iter().flat_map(|t| ["ws", "adm-central", "adm-hier:radix=2", "adm-hier", "carbon", "sw-hier", "pdf"].map(move |p| (t, p)))
+    {
         eprintln!("{spec} x{t}");
         let pool = Pool::new(t, spec).unwrap();
         pool.install(|| {
@@ -65,7 +67,7 @@ fn smoke_all_apis() {
 
 #[test]
 fn panics_propagate() {
-    for spec in ["ws", "adm-central", "adm-hier:radix=2"] {
+    for spec in ["ws", "adm-central", "adm-hier:radix=2", "carbon", "sw-hier", "pdf"] {
         let pool = Pool::new(2, spec).unwrap();
         let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| pool.install(|| join(|| 1, || panic!("boom")))));
         assert!(r.is_err());

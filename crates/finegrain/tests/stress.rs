@@ -26,6 +26,11 @@ const POLICIES: &[&str] = &[
     "ws:order=fifo",
     "adm-central",
     "adm-hier:radix=2",
+    "carbon",
+    "carbon:deque=2,prefetch=0",
+    "sw-hier",
+    "sw-hier:order=priority,private=1",
+    "pdf",
 ];
 
 /// Pool sizes: serial, the machine, and heavily oversubscribed.

@@ -132,6 +132,9 @@ pub struct ManagerNode {
     burst: usize,
     reported: Option<(usize, bool)>,
     unblocked: bool,
+    /// Reduction tokens received and not yet passed on (the root keeps each
+    /// phase's totals here until the phase is complete).
+    pub tokens: TokenBook,
 }
 
 impl ManagerNode {
@@ -151,6 +154,7 @@ impl ManagerNode {
             burst: burst.max(1),
             reported: None,
             unblocked: false,
+            tokens: TokenBook::default(),
         }
     }
 
@@ -276,6 +280,76 @@ impl ManagerNode {
     }
 }
 
+/// The reduction tokens of one phase (000 section 4.2: loop reductions
+/// piggybacked on the termination messages), as a worker or manager holds them
+/// and as they travel towards the root manager. The protocol and why it loses
+/// nothing: `reduce.rs`.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct PhaseTokens {
+    /// Opaque key of the phase (the runtime uses the address of its state).
+    pub phase: usize,
+    /// Tasks of the phase enqueued (these travel directly to the root).
+    pub enqueued: usize,
+    /// Tasks of the phase that finished.
+    pub ran: usize,
+    /// Their values combined; meaningful only when `ran > 0`.
+    pub partial: usize,
+    /// The phase's caller has enqueued all of its initial tasks.
+    pub armed: bool,
+}
+
+impl PhaseTokens {
+    pub fn is_empty(&self) -> bool {
+        self.enqueued == 0 && self.ran == 0 && !self.armed
+    }
+}
+
+/// Reduction tokens per phase: what a manager has received and not yet passed
+/// up, or, at the root, each unfinished phase's running totals.
+#[derive(Clone, Debug, Default)]
+pub struct TokenBook {
+    entries: Vec<PhaseTokens>,
+}
+
+impl TokenBook {
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+
+    /// Add `t` to its phase's entry; `combine` joins two partials (both from
+    /// tasks that ran). Returns the updated entry.
+    pub fn add(&mut self, t: PhaseTokens, combine: impl FnOnce(usize, usize) -> usize) -> PhaseTokens {
+        match self.entries.iter_mut().find(|e| e.phase == t.phase) {
+            Some(e) => {
+                if t.ran > 0 {
+                    e.partial = if e.ran > 0 { combine(e.partial, t.partial) } else { t.partial };
+                }
+                e.enqueued += t.enqueued;
+                e.ran += t.ran;
+                e.armed |= t.armed;
+                *e
+            }
+            None => {
+                self.entries.push(t);
+                t
+            }
+        }
+    }
+
+    /// Remove and return some phase's tokens (a manager passing them up).
+    pub fn take_any(&mut self) -> Option<PhaseTokens> {
+        self.entries.pop()
+    }
+
+    /// At the root: if `phase` is complete — armed, and as many tasks finished
+    /// as were enqueued — remove it and return its totals.
+    pub fn take_complete(&mut self, phase: usize) -> Option<PhaseTokens> {
+        let i = self.entries.iter().position(|e| e.phase == phase)?;
+        let e = self.entries[i];
+        (e.armed && e.ran == e.enqueued).then(|| self.entries.swap_remove(i))
+    }
+}
+
 const OPTIONS: &[OptionInfo] = &[
     OptionInfo { name: "radix", values: "2..=1024", default: "8", help: "manager tree radix (adm-hier only)" },
     OptionInfo { name: "order", values: "lifo | fifo", default: "lifo", help: "order in which a worker runs its own tasks" },
@@ -386,6 +460,29 @@ mod tests {
         }
         let d = g1.distribute(&t, 0, 8);
         assert_eq!(d, vec![Action::Steal { victim: 4, stealer_first: 0, k: 4 }, Action::Steal { victim: 5, stealer_first: 1, k: 4 }]);
+    }
+
+    #[test]
+    fn token_book_completes_only_when_armed_and_balanced() {
+        let add = |a: usize, b: usize| a + b;
+        let t = |enqueued, ran, partial, armed| PhaseTokens { phase: 7, enqueued, ran, partial, armed };
+        let mut root = TokenBook::default();
+        // A worker's finished tasks may arrive before the caller arms the phase.
+        root.add(t(0, 2, 5, false), add);
+        assert_eq!(root.take_complete(7), None);
+        root.add(t(2, 0, 0, false), add);
+        assert_eq!(root.take_complete(7), None, "balanced but not armed");
+        root.add(t(1, 0, 0, true), add);
+        assert_eq!(root.take_complete(7), None, "armed but one task outstanding");
+        root.add(t(0, 1, 10, false), add);
+        assert_eq!(root.take_complete(7), Some(t(3, 3, 15, true)));
+        assert!(root.is_empty());
+        // An entry of finished tasks without value-less ones keeps its partial.
+        let mut m = TokenBook::default();
+        m.add(t(4, 0, 99, false), add);
+        assert_eq!(m.add(t(0, 1, 3, false), add).partial, 3);
+        assert_eq!(m.take_any().map(|e| (e.enqueued, e.ran, e.partial)), Some((4, 1, 3)));
+        assert_eq!(m.take_any(), None);
     }
 
     #[test]

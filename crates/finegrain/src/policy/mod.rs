@@ -13,7 +13,11 @@
 //! [`PolicyKind`], an enum, so the fast path makes no indirect calls.
 
 pub mod adm;
+pub mod carbon;
+pub mod central;
+mod pdf;
 pub mod spec;
+pub mod swhier;
 pub mod victim;
 mod ws;
 
@@ -89,6 +93,9 @@ pub enum PolicyKind {
     WorkStealing,
     /// Private per-worker queues; work moves only by messages (000 section 4.1, ADM).
     Messaging,
+    /// One central task unit under a lock, plus per-worker buffers (`carbon`,
+    /// `sw-hier`, `pdf`; see `central.rs`).
+    Central(central::Central),
 }
 
 /// A parsed policy spec: its mechanism and its decision parameters.
@@ -156,6 +163,22 @@ impl Policy {
                 let radix = if self.radix > 0 { format!("radix={},", self.radix) } else { String::new() };
                 format!("{}:{}order={},burst={},spin={}", self.name, radix, order, steal, self.idle.spin_rounds)
             }
+            PolicyKind::Central(c) => {
+                let opts = match c {
+                    central::Central::Carbon(c) => format!("deque={},prefetch={},", c.deque, c.prefetch),
+                    central::Central::SwHier(s) => {
+                        let o = match s.order {
+                            central::GlobalOrder::Fifo => "fifo",
+                            central::GlobalOrder::Lifo => "lifo",
+                            central::GlobalOrder::Priority => "priority",
+                            central::GlobalOrder::Serial => "serial",
+                        };
+                        format!("private={},order={},", s.private, o)
+                    }
+                    central::Central::Pdf => String::new(),
+                };
+                format!("{}:{}spin={}", self.name, opts, self.idle.spin_rounds)
+            }
         }
     }
 }
@@ -198,7 +221,8 @@ pub(crate) struct Registration {
 }
 
 /// Every policy the runtime knows. Adding one: a new file and a line here.
-static REGISTERED: &[&Registration] = &[&ws::REGISTRATION, &adm::CENTRAL, &adm::HIER];
+static REGISTERED: &[&Registration] =
+    &[&ws::REGISTRATION, &adm::CENTRAL, &adm::HIER, &carbon::REGISTRATION, &swhier::REGISTRATION, &pdf::REGISTRATION];
 
 /// Every registered policy with its options and defaults.
 ///
@@ -221,6 +245,12 @@ mod tests {
         let p = Policy::parse(" ws:victim=nearest, steal=4 ,order=fifo").unwrap();
         assert_eq!((p.order, p.victim, p.steal), (Order::Fifo, VictimKind::Nearest, StealAmount::UpTo(4)));
         assert_eq!(Policy::parse(&p.canonical()).unwrap(), p);
+        for spec in ["carbon", "carbon:deque=4,prefetch=0", "sw-hier:order=priority,private=2", "pdf", "adm-hier:radix=4"] {
+            let p = Policy::parse(spec).unwrap();
+            assert_eq!(Policy::parse(&p.canonical()).unwrap(), p, "{spec} -> {}", p.canonical());
+        }
+        assert!(Policy::parse("sw-hier:order=serial").is_err());
+        assert!(Policy::parse("carbon:deque=0").is_err());
     }
 
     #[test]

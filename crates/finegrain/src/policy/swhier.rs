@@ -1,0 +1,102 @@
+//! `sw-hier`: hierarchical task queuing (002 section 2.3), a refinement of one
+//! central queue. Each worker works mostly on a small private queue that only
+//! it touches (no lock); when the private queue fills up, its oldest half goes
+//! to the global queue (under the lock); a worker whose private queue is empty
+//! takes some tasks from the global queue. Nothing is ever stolen from a
+//! private queue, which is why it is kept small.
+//!
+//! The global queue's order is an option: FIFO (a central queue's usual order),
+//! LIFO, or priority (given at spawn or enqueue, `finegrain::with_priority`).
+//! This file holds the decisions; `central.rs` carries them out.
+
+use super::central::{Central, GlobalOrder};
+use super::{Idle, OptionInfo, Order, Policy, PolicyInfo, PolicyKind, Registration, Spec, StealAmount, VictimKind};
+use crate::error::Error;
+
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct SwHier {
+    /// Capacity of each private queue.
+    pub private: usize,
+    pub order: GlobalOrder,
+}
+
+impl SwHier {
+    /// A private queue holding `len` tasks is full: move this many (its oldest) out.
+    pub fn spill_count(&self, len: usize) -> usize {
+        if len >= self.private {
+            len.div_ceil(2)
+        } else {
+            0
+        }
+    }
+
+    /// Tasks an empty private queue takes from a global queue holding
+    /// `global` tasks, with `workers` workers: a fair share, at most half a
+    /// private queue, at least one.
+    pub fn fetch_count(&self, global: usize, workers: usize) -> usize {
+        (global / workers.max(1)).clamp(1, (self.private / 2).max(1)).min(global)
+    }
+}
+
+const OPTIONS: &[OptionInfo] = &[
+    OptionInfo {
+        name: "private",
+        values: "1..=65536",
+        default: "8",
+        help: "tasks a private queue holds before half of them move to the global queue",
+    },
+    OptionInfo {
+        name: "order",
+        values: "fifo | lifo | priority",
+        default: "fifo",
+        help: "order of the global queue (priority: highest first, FIFO among equals)",
+    },
+    OptionInfo { name: "spin", values: "0..=100000", default: "64", help: "idle rounds before yielding, then parking" },
+];
+
+pub(crate) static REGISTRATION: Registration = Registration {
+    info: PolicyInfo {
+        name: "sw-hier",
+        summary: "hierarchical task queuing: small lock-free private queues spilling into one locked global queue",
+        source: "002 (Carbon, ISCA'07) section 2.3",
+        options: OPTIONS,
+    },
+    build,
+};
+
+fn build(spec: &mut Spec<'_>) -> Result<Policy, Error> {
+    let private = spec.int("private", 1, 65536, 8)?;
+    let order = match spec.choice("order", &["fifo", "lifo", "priority"], "fifo")? {
+        "lifo" => GlobalOrder::Lifo,
+        "priority" => GlobalOrder::Priority,
+        _ => GlobalOrder::Fifo,
+    };
+    let spin = spec.int("spin", 0, 100_000, 64)? as u32;
+    Ok(Policy {
+        name: "sw-hier",
+        kind: PolicyKind::Central(Central::SwHier(SwHier { private, order })),
+        order: Order::Lifo,
+        victim: VictimKind::Random,
+        steal: StealAmount::One,
+        radix: 0,
+        idle: Idle { spin_rounds: spin, yield_rounds: 16 },
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn spill_and_fetch() {
+        let s = SwHier { private: 8, order: GlobalOrder::Fifo };
+        assert_eq!(s.spill_count(7), 0);
+        assert_eq!(s.spill_count(8), 4);
+        assert_eq!(s.fetch_count(100, 4), 4);
+        assert_eq!(s.fetch_count(3, 4), 1);
+        assert_eq!(s.fetch_count(1, 1), 1);
+        let one = SwHier { private: 1, order: GlobalOrder::Fifo };
+        assert_eq!(one.spill_count(1), 1);
+        assert_eq!(one.fetch_count(10, 2), 1);
+    }
+}

@@ -1,0 +1,41 @@
+//! Task priorities for `order=priority` (`sw-hier:order=priority`): a
+//! priority is given at spawn or enqueue time and the central queue hands out
+//! the highest first (FIFO among equals). Under policies without a priority
+//! order it is accepted and has no effect.
+
+use crate::worker::WorkerThread;
+
+/// Run `f` with `priority` as the priority of every task it spawns or enqueues
+/// (`join`, `Scope::spawn`, phase `enqueue`, graph nodes) on this worker.
+/// Higher runs first; the default is 0.
+///
+/// ```
+/// let pool = finegrain::Pool::builder().threads(1).policy("sw-hier:order=priority,private=1").build().unwrap();
+/// let order = std::sync::Mutex::new(Vec::new());
+/// pool.install(|| {
+///     finegrain::scope(|s| {
+///         for p in [1, 5, 3] {
+///             let order = &order;
+///             finegrain::with_priority(p, || s.spawn(move |_| order.lock().unwrap().push(p)));
+///         }
+///     })
+/// });
+/// // One worker: the body spawned all three before any ran; highest first.
+/// assert_eq!(*order.lock().unwrap(), vec![5, 3, 1]);
+/// ```
+pub fn with_priority<R>(priority: i64, f: impl FnOnce() -> R) -> R {
+    let wt = WorkerThread::current();
+    if wt.is_null() {
+        return f();
+    }
+    // SAFETY: non-null: this thread's worker, alive while it runs.
+    let local = unsafe { &(*wt).central };
+    struct Restore<'a>(&'a std::cell::Cell<i64>, i64);
+    impl Drop for Restore<'_> {
+        fn drop(&mut self) {
+            self.0.set(self.1);
+        }
+    }
+    let _restore = Restore(&local.priority, local.priority.replace(priority));
+    f()
+}
