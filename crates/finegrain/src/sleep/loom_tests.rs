@@ -14,7 +14,7 @@
 
 use super::Sleep;
 use crate::deque::{Deque, Steal};
-use crate::latch::{CountLatch, Latch, LockLatch, WorkerLatch, SET};
+use crate::latch::{CountLatch, LockLatch, WorkerLatch, SET};
 use loom::cell::UnsafeCell;
 use loom::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use loom::sync::Arc;
@@ -382,5 +382,51 @@ fn loom_sleep_lock_latch_wakes_outside_waiter() {
         latch.wait();
         assert_eq!(data.load(Ordering::Relaxed), 5);
         setter.join().unwrap();
+    });
+}
+
+/// The central unit of `carbon`/`sw-hier`/`pdf` (`central.rs`): tasks in a
+/// locked queue, `total` stored SeqCst under the lock after every change, then
+/// `notify_new_work` after the lock is released; an idle worker takes from the
+/// queue under the lock, else sleeps with `total > 0` as its "has work" test.
+/// A task pushed while the worker falls asleep must be found or wake it.
+#[test]
+fn loom_sleep_central_unit_push_wakes_idle_worker() {
+    use crate::sync::{lock, Mutex};
+    use std::collections::VecDeque;
+
+    struct Unit {
+        sleep: Sleep,
+        queue: Mutex<VecDeque<usize>>,
+        total: AtomicUsize,
+    }
+    model(Some(3), || {
+        let unit = Arc::new(Unit { sleep: Sleep::new(1), queue: Mutex::new(VecDeque::new()), total: AtomicUsize::new(0) });
+        let worker = {
+            let unit = unit.clone();
+            thread::spawn(move || {
+                for _ in 0..ROUNDS {
+                    let got = {
+                        let mut q = lock(&unit.queue);
+                        let v = q.pop_front();
+                        unit.total.store(q.len(), Ordering::SeqCst);
+                        v
+                    };
+                    if let Some(v) = got {
+                        return v;
+                    }
+                    unit.sleep.sleep(0, None, || unit.total.load(Ordering::SeqCst) > 0);
+                }
+                panic!("idle worker ran out of rounds: woken without finding the task");
+            })
+        };
+        {
+            let mut q = lock(&unit.queue);
+            q.push_back(7);
+            unit.total.store(q.len(), Ordering::SeqCst);
+        }
+        unit.sleep.notify_new_work();
+        assert_eq!(worker.join().unwrap(), 7);
+        assert_nobody_listed(&unit.sleep);
     });
 }
