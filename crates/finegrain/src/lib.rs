@@ -64,6 +64,8 @@ mod priority;
 #[cfg(not(loom))]
 mod private_queue;
 #[cfg(not(loom))]
+mod reduce;
+#[cfg(not(loom))]
 mod registry;
 #[cfg(not(loom))]
 pub mod rng;
@@ -88,8 +90,9 @@ pub use crate::{
     graph::{Graph, GraphCtx, NodeId},
     join::join,
     loops::{fold_chunks, for_each, for_each_2d, for_each_3d, for_each_chunk, reduce},
-    phase::{phase, PhaseCtx, MAX_TASK_BYTES},
+    phase::{phase, phase_reduce, phase_reduce_with, PhaseCtx, MAX_TASK_BYTES},
     policy::{policies, OptionInfo, Policy, PolicyInfo},
+    reduce::{ReduceMethod, Word},
     priority::with_priority,
     pool::{current_num_threads, current_worker_index, global, Builder, Pool, DEFAULT_STACK_SIZE},
     scope::{scope, Scope},

@@ -19,8 +19,9 @@
 
 use crate::job::JobRef;
 use crate::mailbox::{Msg, MsgKind};
-use crate::policy::adm::{next_report_threshold, Action, ManagerNode, Tree};
+use crate::policy::adm::{next_report_threshold, Action, ManagerNode, PhaseTokens, Tree};
 use crate::policy::{IdleAction, Policy, PolicyKind};
+use crate::reduce::ReduceHead;
 use crate::stats::{Bucket, Counter};
 use crate::sync::{AtomicUsize, Ordering};
 use crate::worker::WorkerThread;
@@ -63,6 +64,52 @@ impl WorkerThread {
         if self.tree.n > 1 {
             self.send(self.level0_host(), MsgKind::Update, &[0, len, starving as usize]);
         }
+    }
+
+    /// Report this worker starving (`UPDATE` with count 0), carrying the
+    /// tokens of the phase reductions it took part in (design note in
+    /// `reduce.rs`): first every enqueue count directly to the root, then the
+    /// finished tasks and their partial results up the tree, one phase on the
+    /// `UPDATE` itself and any others on `REDUCE` messages.
+    fn report_starving(&self) {
+        self.send_enqueue_tokens();
+        let host = self.level0_host();
+        let mut first: Option<PhaseTokens> = None;
+        crate::reduce::take_finished(|t| match first {
+            None => first = Some(t),
+            Some(_) => self.send(host, MsgKind::Reduce, &[0, t.phase, t.ran, t.partial]),
+        });
+        self.set_report_at(0);
+        match first {
+            Some(t) if self.tree.n > 1 => self.send(host, MsgKind::Update, &[0, 0, 1, t.phase, t.ran, t.partial]),
+            Some(t) => self.send(host, MsgKind::Reduce, &[0, t.phase, t.ran, t.partial]),
+            None if self.tree.n > 1 => self.send(host, MsgKind::Update, &[0, 0, 1]),
+            None => {}
+        }
+    }
+
+    /// All reduction tokens this worker holds, without an `UPDATE`: enqueue
+    /// counts to the root, finished tasks on `REDUCE` messages up the tree.
+    fn send_reduction_tokens(&self) {
+        self.send_enqueue_tokens();
+        let host = self.level0_host();
+        crate::reduce::take_finished(|t| self.send(host, MsgKind::Reduce, &[0, t.phase, t.ran, t.partial]));
+    }
+
+    /// Every phase's count of tasks enqueued here, directly to the root. Sent
+    /// before any task leaves this worker and before any report of finished
+    /// tasks, so that the root never counts a task finished before it counts
+    /// it enqueued.
+    fn send_enqueue_tokens(&self) {
+        let root = self.tree.root() as usize;
+        crate::reduce::take_enqueued(|phase, k| self.send(0, MsgKind::Enqueued, &[root, phase, k, 0]));
+    }
+
+    /// The caller of a piggybacked phase has enqueued all its initial tasks:
+    /// tell the root how many are still counted here, and that the phase is armed.
+    pub(crate) fn arm_reduction(&self, head: &ReduceHead<'_>) {
+        let k = crate::reduce::take_enqueued_of(head.key());
+        self.send(0, MsgKind::Enqueued, &[self.tree.root() as usize, head.key(), k, 1]);
     }
 
     fn set_report_at(&self, reported: usize) {
@@ -115,12 +162,20 @@ impl WorkerThread {
             return;
         }
         let resume = self.counters().current();
-        mb.begin_drain();
-        while let Some(m) = mb.recv() {
-            self.counters().count(Counter::Messages, 1);
-            let manager_msg = !matches!(m.kind, MsgKind::Task) && m.words[0] != WORKER;
-            self.counters().enter(if manager_msg { Bucket::HandlerManager } else { Bucket::HandlerWorker });
-            self.on_message(m);
+        loop {
+            mb.begin_drain();
+            while let Some(m) = mb.recv() {
+                self.counters().count(Counter::Messages, 1);
+                let manager_msg = !matches!(m.kind, MsgKind::Task) && m.words[0] != WORKER;
+                self.counters().enter(if manager_msg { Bucket::HandlerManager } else { Bucket::HandlerWorker });
+                self.on_message(m);
+            }
+            // Reduction tokens this worker's managers received in this drain go
+            // up together; if that was to itself (a higher level it hosts),
+            // handle them now.
+            if !self.forward_tokens() {
+                break;
+            }
         }
         self.counters().enter(resume);
         self.refresh_limit();
@@ -141,6 +196,11 @@ impl WorkerThread {
                 if w[1] != 0 {
                     self.counters().count(Counter::Steals, 1);
                     let len = self.private.len();
+                    if len == 0 {
+                        // This counts as this worker's starving report: the
+                        // reduction tokens it holds must not wait for another.
+                        self.send_reduction_tokens();
+                    }
                     self.starving_reported.set(len == 0);
                     self.unblocked.set(false);
                     self.set_report_at(len);
@@ -149,12 +209,16 @@ impl WorkerThread {
             }
             MsgKind::Steal if w[0] == WORKER => self.give_tasks(w[1], w[2]),
             MsgKind::Unblock if w[0] == WORKER => self.unblocked.set(true),
+            // SAFETY: the root sends PHASE_DONE to the phase's caller, which
+            // waits for it (reduce.rs).
+            MsgKind::PhaseDone if w[0] == WORKER => unsafe { crate::reduce::deliver(w[1], w[2]) },
             _ => self.on_manager_message(m.kind, src, w),
         }
     }
 
     /// Victim side of `STEAL`: send up to `k` of the oldest tasks to `stealer`.
     fn give_tasks(&self, stealer: usize, k: usize) {
+        self.send_enqueue_tokens();
         let n = k.min(self.private.len());
         for i in 0..n {
             let j = self.leaving_private(self.private.pop_front().expect("length checked"));
@@ -180,16 +244,58 @@ impl WorkerThread {
             // The child a message comes from: a worker at level 0, else the child
             // partition whose manager's host sent it.
             let child = if level == 0 { src } else { tree.partition_of(level - 1, src) };
-            match kind {
-                MsgKind::Update => node.on_update(&tree, child, w[1], w[2] != 0),
+            let is_root = level == tree.root();
+            let tokens = |phase, enqueued, ran, partial, armed| PhaseTokens { phase, enqueued, ran, partial, armed };
+            // SAFETY (all three): a message names a phase only while carrying
+            // tokens the root has not counted yet, so the phase is live (reduce.rs).
+            let mut done = None;
+            let actions = match kind {
+                MsgKind::Update => {
+                    if w[3] != 0 {
+                        done = unsafe { crate::reduce::absorb_tokens(&mut node.tokens, tokens(w[3], 0, w[4], w[5], false), is_root) };
+                    }
+                    node.on_update(&tree, child, w[1], w[2] != 0)
+                }
+                MsgKind::Reduce => {
+                    done = unsafe { crate::reduce::absorb_tokens(&mut node.tokens, tokens(w[1], 0, w[2], w[3], false), is_root) };
+                    Vec::new()
+                }
+                MsgKind::Enqueued => {
+                    debug_assert!(is_root, "enqueue counts go to the root");
+                    done = unsafe { crate::reduce::absorb_tokens(&mut node.tokens, tokens(w[1], w[2], 0, 0, w[3] != 0), is_root) };
+                    Vec::new()
+                }
                 MsgKind::VictimUpdate => node.on_victim_update(&tree, child, w[1]),
                 MsgKind::StealerUpdate => node.on_stealer_update(&tree, child, w[1], w[2] != 0),
                 MsgKind::Steal => node.distribute(&tree, w[1], w[2]),
                 MsgKind::Unblock => vec![Action::Unblock],
-                MsgKind::Task => Vec::new(),
+                MsgKind::Task | MsgKind::PhaseDone => Vec::new(),
+            };
+            if let Some((caller, result)) = done {
+                let phase = if kind == MsgKind::Update { w[3] } else { w[1] };
+                self.send(caller, MsgKind::PhaseDone, &[WORKER, phase, result]);
             }
+            actions
         };
         self.carry_out(level, actions);
+    }
+
+    /// Pass the reduction tokens this worker's non-root managers hold up to
+    /// their parents (`REDUCE`). Returns whether one went to this worker itself.
+    fn forward_tokens(&self) -> bool {
+        let tree = self.tree;
+        let mut to_self = false;
+        loop {
+            let next = {
+                let mut managers = self.managers.borrow_mut();
+                managers.iter_mut().filter(|m| m.level < tree.root()).find_map(|m| m.tokens.take_any().map(|t| (m.level, t)))
+            };
+            let Some((level, t)) = next else { break };
+            let parent = tree.host(level + 1, tree.partition_of(level + 1, self.index));
+            self.send(parent, MsgKind::Reduce, &[(level + 1) as usize, t.phase, t.ran, t.partial]);
+            to_self |= parent == self.index;
+        }
+        to_self
     }
 
     fn carry_out(&self, level: u32, actions: Vec<Action>) {
@@ -206,7 +312,12 @@ impl WorkerThread {
                 }
                 Action::Update { count, starving } => {
                     let parent = tree.host(level + 1, part / tree.radix);
-                    self.send(parent, MsgKind::Update, &[(level + 1) as usize, count, starving as usize]);
+                    // One phase's reduction tokens ride along, if this manager holds any.
+                    let t = self.managers.borrow_mut().get_mut(level as usize).and_then(|m| m.tokens.take_any());
+                    match t {
+                        Some(t) => self.send(parent, MsgKind::Update, &[(level + 1) as usize, count, starving as usize, t.phase, t.ran, t.partial]),
+                        None => self.send(parent, MsgKind::Update, &[(level + 1) as usize, count, starving as usize]),
+                    }
                 }
                 Action::Unblock => {
                     for c in tree.children(level, part) {
@@ -247,7 +358,7 @@ impl WorkerThread {
                 self.starving_reported.set(true);
                 self.unblocked.set(false);
                 self.flush_counters();
-                self.report(0, true);
+                self.report_starving();
             }
             let action = if self.unblocked.get() { IdleAction::Park } else { idle.action(failed) };
             match action {

@@ -46,10 +46,13 @@ pub const RING: usize = 16;
 #[cfg(loom)]
 pub const RING: usize = 2;
 
-/// The kinds of the ADM runtimes' messages (000 Table 2).
+/// The kinds of the ADM runtimes' messages (000 Table 2, plus the three that
+/// carry phase reductions, 000 section 4.2).
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum MsgKind {
-    /// Worker/manager -> its manager: `[level, numtasks, starving]`.
+    /// Worker/manager -> its manager: `[level, numtasks, starving]`, and
+    /// optionally one phase's reduction tokens `[phase, tasks finished, partial]`
+    /// in words 3-5 (0 in word 3: none).
     Update,
     /// Manager -> victim (or victim partition's manager): `[level, stealer, taskstotransfer]`.
     Steal,
@@ -61,6 +64,15 @@ pub enum MsgKind {
     StealerUpdate,
     /// Manager -> workers: nothing to steal anywhere for now: `[level]`.
     Unblock,
+    /// Worker/manager -> its manager: one phase's reduction tokens when no
+    /// `UPDATE` is due to carry them: `[level, phase, tasks finished, partial]`.
+    Reduce,
+    /// Any thread -> the root manager, directly: tasks a phase enqueued, and
+    /// whether its caller has enqueued them all: `[level, phase, tasks, armed]`.
+    Enqueued,
+    /// Root manager -> the worker that called a phase: the phase is over:
+    /// `[level, phase, result]`.
+    PhaseDone,
 }
 
 /// A message: a kind, a sender, and up to six words of payload (`adm_send`).

@@ -1,0 +1,544 @@
+//! Phase reductions: [`phase_reduce`](crate::phase_reduce) combines one value
+//! per task of a dynamic phase. Two methods, chosen by [`ReduceMethod`]:
+//!
+//! - **piggyback** (000 section 4.2; the default under `adm-central` and
+//!   `adm-hier`): the partial results and the phase's termination both travel
+//!   on the messages the managers exchange anyway; no shared counter, no
+//!   shared slot.
+//! - **tree** (the default under every other policy): X10-style termination
+//!   (one shared counter, as [`phase`](crate::phase)) and one cache-padded
+//!   partial per worker, combined through a radix-8 tree when the counter
+//!   reaches zero.
+//!
+//! # Design note: piggybacked reduction and termination
+//!
+//! Each worker keeps, per unfinished phase, three thread-local numbers (its
+//! *tokens*): `e`, tasks of the phase it enqueued; `r`, tasks of the phase it
+//! ran to the end; and `partial`, the values of those `r` tasks combined. It
+//! never touches another thread's memory to record them. They leave the worker
+//! on two paths:
+//!
+//! - `e` goes **directly to the root manager** (an `ENQUEUED` message) — before
+//!   any of its tasks leaves this worker (`give_tasks`, the only place a task
+//!   is handed to another worker), and before each report that carries `r`.
+//! - `r` and `partial` go **up the manager tree**, attached as three extra
+//!   words to the `UPDATE` a worker sends when it finds no work (starving=1).
+//!   A manager adds what its children send (combining partials with the
+//!   phase's operator) and passes its sums on, on its own next upward `UPDATE`
+//!   if one is due, else on a `REDUCE` message at the end of the same drain of
+//!   its mailbox.
+//!
+//! The phase's caller enqueues the initial tasks, then sends its `e` directly
+//! to the root marked *armed*. The root adds up every phase's `e` and `r` and
+//! combines the partials; a phase is complete when it is armed and `r == e`.
+//! The root then sends `PHASE_DONE` with the result to the caller, which was
+//! running other tasks meanwhile and handles it at its next scheduling point.
+//!
+//! Why the root can never see `r == e` early. Write `e(t)` for the enqueue
+//! token of task `t` and `r(t)` for its completion token, and E, R for the sets
+//! the root has received. Two facts about delivery:
+//!
+//! 1. *Causal delivery into one mailbox*: if sending message `a` happens
+//!    before sending `b` (same sender, or a chain of messages in between) and
+//!    both go to the same mailbox, `a` is received first. Within the ring,
+//!    `b`'s sender claims a later slot (it sees `a`'s claim of `tail`); if `a`
+//!    went to the overflow queue, `b`'s sender sees `overflowing` and queues
+//!    after `a`, unless the receiver has already emptied the queue, `a` with
+//!    it; a message in the overflow queue is read only when the ring is empty
+//!    (`mailbox/README.md`). The root manager's messages all arrive in worker
+//!    0's mailbox and are handled in that order.
+//! 2. *Managers keep each phase's tokens in order*: a manager passes on all it
+//!    holds for a phase whenever it passes on any, so what it forwards is
+//!    always everything it received before.
+//!
+//! Then, for every task `t` with parent `p` (the task that enqueued it):
+//!
+//! - (a) `r(t)` in R implies `e(t)` in E. If `t` left its enqueuer, `e(t)` was
+//!   sent to the root before `t` left, so before `r(t)` was sent by whoever ran
+//!   `t`, and the `r(t)` message reaches worker 0's mailbox through a chain of
+//!   sends that starts after that: by 1, `e(t)` arrives first. If `t` never
+//!   left, the worker that enqueued and ran it sent `e(t)` directly before (or
+//!   in the flush just before) the report carrying `r(t)`; same argument.
+//! - (b) `r(p)` in R implies `e(t)` in E: `e(t)` was recorded on `p`'s worker
+//!   while `p` ran, so before `r(p)`, and `e`s are flushed directly to the root
+//!   before any report that carries `r`; by 1 and 2 it arrives first.
+//! - (c) once the phase is armed, E holds every initial task's `e`: the caller
+//!   sent them before (or with) the arming message, on the same direct path.
+//!
+//! By (a), R ⊆ E (as sets of tasks), so `|R| == |E|` means R = E. By (c) every
+//! initial task is in E = R, and by (b) so is every child of a task in R, and
+//! every grandchild, ...: every task of the phase has run. No partial is lost
+//! (each `r` carries its value in the same message as its count, and the root
+//! waits for every `r`), and none is counted twice (a token leaves a worker's
+//! or manager's books when it is sent, and a message is delivered once).
+//!
+//! Memory safety: messages name a phase by the address of its [`ReduceHead`],
+//! on the caller's stack. A manager reads it only while it holds tokens of the
+//! phase, which the root has not yet received, so before the root completes
+//! the phase and the caller returns; a message never carries an empty set of
+//! tokens. A phase with no initial task returns the identity without a message.
+//!
+//! Liveness: a worker sends its `r` when it next finds no work, which every
+//! worker does once the phase's tasks run out unless it is busy with other work
+//! (a long unrelated task delays the result by its length). The root is a role
+//! of worker 0 and runs at its scheduling points, like every manager.
+//!
+//! Cost, in messages per phase: one arming message; one `ENQUEUED` per
+//! worker that enqueued tasks and handed some away or went idle; the starving
+//! `UPDATE`s workers send anyway, three words longer; one `REDUCE` per manager
+//! whose sums no `UPDATE` carried; one `PHASE_DONE`. Measured latency:
+//! `docs/policies.md` (Reductions).
+
+use crate::latch::WorkerLatch;
+use crate::panic_slot::PanicSlot;
+use crate::policy::adm::PhaseTokens;
+use crate::sync::{AtomicBool, AtomicUsize, Ordering};
+use crossbeam_utils::CachePadded;
+use std::cell::{Cell, RefCell};
+use std::panic::{self, AssertUnwindSafe};
+
+/// A value that [`phase_reduce`](crate::phase_reduce) can combine: one machine
+/// word, so that a partial result fits in one word of a message.
+pub trait Word: Copy + Send + Sync + 'static {
+    /// The value as a word (any encoding that [`Word::from_word`] undoes).
+    fn to_word(self) -> usize;
+    /// The value back from [`Word::to_word`].
+    fn from_word(w: usize) -> Self;
+}
+
+macro_rules! int_word {
+    ($($t:ty),*) => {$(
+        impl Word for $t {
+            #[inline]
+            fn to_word(self) -> usize {
+                self as usize
+            }
+            #[inline]
+            fn from_word(w: usize) -> Self {
+                w as $t
+            }
+        }
+    )*};
+}
+int_word!(u8, u16, u32, usize, i8, i16, i32, isize);
+#[cfg(target_pointer_width = "64")]
+int_word!(u64, i64);
+
+impl Word for bool {
+    #[inline]
+    fn to_word(self) -> usize {
+        self as usize
+    }
+    #[inline]
+    fn from_word(w: usize) -> Self {
+        w != 0
+    }
+}
+
+impl Word for f32 {
+    #[inline]
+    fn to_word(self) -> usize {
+        self.to_bits() as usize
+    }
+    #[inline]
+    fn from_word(w: usize) -> Self {
+        f32::from_bits(w as u32)
+    }
+}
+
+#[cfg(target_pointer_width = "64")]
+impl Word for f64 {
+    #[inline]
+    fn to_word(self) -> usize {
+        self.to_bits() as usize
+    }
+    #[inline]
+    fn from_word(w: usize) -> Self {
+        f64::from_bits(w as u64)
+    }
+}
+
+/// How [`phase_reduce_with`](crate::phase_reduce_with) combines the tasks' values.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub enum ReduceMethod {
+    /// `Piggyback` under the message-based policies, `Tree` under the others.
+    #[default]
+    Auto,
+    /// Partials and termination on the managers' messages (000 section 4.2).
+    /// Under a policy without managers this is `Tree`.
+    Piggyback,
+    /// Per-worker cache-padded partials combined through a radix-8 tree at the
+    /// end of the phase, X10-style termination counter.
+    Tree,
+}
+
+/// Type-erased operator: combines two partials given as words.
+pub(crate) type Combine<'f> = &'f (dyn Fn(usize, usize) -> usize + Sync);
+
+/// Combine `a` and `b`; if the operator panics, keep the panic for the caller
+/// and return `a`.
+fn combine_caught(op: Combine<'_>, panic: &PanicSlot, a: usize, b: usize) -> usize {
+    match panic::catch_unwind(AssertUnwindSafe(|| op(a, b))) {
+        Ok(v) => v,
+        Err(p) => {
+            panic.record(p);
+            a
+        }
+    }
+}
+
+// ---------------------------------------------------------------- piggyback
+
+/// A piggybacked phase's identity, on its caller's stack; messages name the
+/// phase by this struct's address.
+pub(crate) struct ReduceHead<'f> {
+    combine: Combine<'f>,
+    identity: usize,
+    /// The worker that called the phase and waits for `PHASE_DONE`.
+    caller: usize,
+    /// Manager level of the root (for `ENQUEUED` sent by a thread that is not
+    /// one of the pool's workers).
+    pub(crate) root_level: u32,
+    done: AtomicBool,
+    result: AtomicUsize,
+    /// A panic of the operator while a worker or manager combined partials.
+    pub(crate) panic: PanicSlot,
+}
+
+impl<'f> ReduceHead<'f> {
+    pub(crate) fn new(combine: Combine<'f>, identity: usize, caller: usize, root_level: u32) -> Self {
+        ReduceHead {
+            combine,
+            identity,
+            caller,
+            root_level,
+            done: AtomicBool::new(false),
+            result: AtomicUsize::new(identity),
+            panic: PanicSlot::new(),
+        }
+    }
+
+    /// The key messages carry.
+    pub(crate) fn key(&self) -> usize {
+        self as *const Self as usize
+    }
+
+    pub(crate) fn is_done(&self) -> bool {
+        self.done.load(Ordering::Acquire)
+    }
+
+    pub(crate) fn result(&self) -> usize {
+        self.result.load(Ordering::Relaxed)
+    }
+}
+
+/// The head a message names.
+///
+/// # Safety
+/// `key` came from [`ReduceHead::key`] of a phase that is not complete (see the
+/// design note: a message naming a phase always carries tokens the root has not
+/// received yet).
+unsafe fn head<'a>(key: usize) -> &'a ReduceHead<'a> {
+    // SAFETY: caller's contract.
+    unsafe { &*(key as *const ReduceHead<'a>) }
+}
+
+/// A manager of `root` or below received `t`: add it to `book`. At the root,
+/// returns `(caller, result)` if the phase is now complete.
+///
+/// # Safety
+/// `t.phase` names a live phase (true of every message that carries tokens).
+pub(crate) unsafe fn absorb_tokens(book: &mut crate::policy::adm::TokenBook, t: PhaseTokens, is_root: bool) -> Option<(usize, usize)> {
+    // SAFETY: caller's contract.
+    let h = unsafe { head(t.phase) };
+    book.add(t, |a, b| combine_caught(h.combine, &h.panic, a, b));
+    if !is_root {
+        return None;
+    }
+    book.take_complete(t.phase).map(|done| (h.caller, done.partial))
+}
+
+/// The caller's side of `PHASE_DONE`.
+///
+/// # Safety
+/// `key` names a phase called by this worker and still waiting.
+pub(crate) unsafe fn deliver(key: usize, result: usize) {
+    // SAFETY: caller's contract.
+    let h = unsafe { head(key) };
+    h.result.store(result, Ordering::Relaxed);
+    h.done.store(true, Ordering::Release);
+}
+
+/// One worker's tokens of one phase.
+#[derive(Copy, Clone)]
+struct Pending {
+    /// The phase's key; 0 marks an unused entry.
+    phase: usize,
+    enqueued: usize,
+    ran: usize,
+    partial: usize,
+}
+
+const UNUSED: Pending = Pending { phase: 0, enqueued: 0, ran: 0, partial: 0 };
+
+/// The calling worker's tokens, per unfinished piggybacked phase: the first in
+/// plain cells (one phase at a time is the common case), others in a list.
+/// Only workers of the phase's own pool write here.
+struct Tokens {
+    phase: Cell<usize>,
+    enqueued: Cell<usize>,
+    ran: Cell<usize>,
+    partial: Cell<usize>,
+    more: RefCell<Vec<Pending>>,
+}
+
+thread_local! {
+    static TOKENS: Tokens = const {
+        Tokens { phase: Cell::new(0), enqueued: Cell::new(0), ran: Cell::new(0), partial: Cell::new(0), more: RefCell::new(Vec::new()) }
+    };
+}
+
+impl Tokens {
+    fn get_first(&self) -> Pending {
+        Pending { phase: self.phase.get(), enqueued: self.enqueued.get(), ran: self.ran.get(), partial: self.partial.get() }
+    }
+    fn set_first(&self, e: Pending) {
+        self.phase.set(e.phase);
+        self.enqueued.set(e.enqueued);
+        self.ran.set(e.ran);
+        self.partial.set(e.partial);
+    }
+}
+
+/// Update this worker's entry for `key` (created with partial `identity` if
+/// missing) outside the fast path.
+#[cold]
+fn with_other_entry(t: &Tokens, key: usize, identity: usize, f: impl FnOnce(&mut Pending)) {
+    let fresh = Pending { phase: key, enqueued: 0, ran: 0, partial: identity };
+    if t.phase.get() == 0 {
+        let mut e = fresh;
+        f(&mut e);
+        return t.set_first(e);
+    }
+    let mut more = t.more.borrow_mut();
+    let i = match more.iter().position(|e| e.phase == key) {
+        Some(i) => i,
+        None => {
+            more.push(fresh);
+            more.len() - 1
+        }
+    };
+    f(&mut more[i])
+}
+
+/// A task of the phase was enqueued on this worker.
+#[inline]
+pub(crate) fn note_enqueued(h: &ReduceHead<'_>) {
+    let key = h.key();
+    TOKENS.with(|t| {
+        if t.phase.get() == key {
+            t.enqueued.set(t.enqueued.get() + 1);
+        } else {
+            with_other_entry(t, key, h.identity, |e| e.enqueued += 1);
+        }
+    })
+}
+
+/// A task of the phase finished on this worker with `value` (`None`: it panicked).
+#[inline]
+pub(crate) fn note_finished(h: &ReduceHead<'_>, value: Option<usize>) {
+    let key = h.key();
+    TOKENS.with(|t| {
+        if t.phase.get() == key {
+            if let Some(v) = value {
+                t.partial.set(combine_caught(h.combine, &h.panic, t.partial.get(), v));
+            }
+            t.ran.set(t.ran.get() + 1);
+        } else {
+            with_other_entry(t, key, h.identity, |e| {
+                if let Some(v) = value {
+                    e.partial = combine_caught(h.combine, &h.panic, e.partial, v);
+                }
+                e.ran += 1;
+            });
+        }
+    })
+}
+
+/// Visit every entry (and drop those `f` leaves empty).
+fn for_each_entry(mut f: impl FnMut(&mut Pending)) {
+    TOKENS.with(|t| {
+        let mut e = t.get_first();
+        if e.phase != 0 {
+            f(&mut e);
+            t.set_first(if e.enqueued == 0 && e.ran == 0 { UNUSED } else { e });
+        }
+        let mut more = t.more.borrow_mut();
+        if !more.is_empty() {
+            more.iter_mut().for_each(&mut f);
+            more.retain(|e| e.enqueued > 0 || e.ran > 0);
+        }
+    })
+}
+
+/// Hand every phase's enqueue count to `send` (phase, count) and clear it.
+pub(crate) fn take_enqueued(mut send: impl FnMut(usize, usize)) {
+    for_each_entry(|e| {
+        if e.enqueued > 0 {
+            send(e.phase, std::mem::take(&mut e.enqueued));
+        }
+    })
+}
+
+/// This phase's enqueue count, cleared.
+pub(crate) fn take_enqueued_of(key: usize) -> usize {
+    let mut n = 0;
+    for_each_entry(|e| {
+        if e.phase == key {
+            n = std::mem::take(&mut e.enqueued);
+        }
+    });
+    n
+}
+
+/// Hand every phase's finished-task tokens to `send` and forget them. Call
+/// [`take_enqueued`] first (the enqueue counts must reach the root first).
+pub(crate) fn take_finished(mut send: impl FnMut(PhaseTokens)) {
+    for_each_entry(|e| {
+        debug_assert_eq!(e.enqueued, 0, "enqueue counts are sent before finished tasks");
+        if e.ran > 0 {
+            send(PhaseTokens { phase: e.phase, enqueued: 0, ran: std::mem::take(&mut e.ran), partial: e.partial, armed: false });
+        }
+    })
+}
+
+// --------------------------------------------------------------------- tree
+
+/// Radix of the combining tree (000's software runtimes: radix-8 trees).
+pub(crate) const TREE_RADIX: usize = 8;
+
+/// End of a tree-reduced phase: X10-style counter (one unit for the caller's
+/// setup plus one per task not yet finished) and one cache-padded partial per
+/// worker, written only by that worker. The thread that takes the counter to
+/// zero combines the partials in radix-8 tree order (the counter's
+/// acquire-release decrements order every task's slot write before it), stores
+/// the result and sets the latch the caller waits on.
+pub(crate) struct TreeEnd<'f> {
+    count: CachePadded<AtomicUsize>,
+    slots: Box<[CachePadded<AtomicUsize>]>,
+    combine: Combine<'f>,
+    result: AtomicUsize,
+    pub(crate) panic: PanicSlot,
+    pub(crate) latch: WorkerLatch,
+}
+
+impl<'f> TreeEnd<'f> {
+    pub(crate) fn new(workers: usize, combine: Combine<'f>, identity: usize, latch: WorkerLatch) -> Self {
+        TreeEnd {
+            count: CachePadded::new(AtomicUsize::new(1)),
+            slots: (0..workers).map(|_| CachePadded::new(AtomicUsize::new(identity))).collect(),
+            combine,
+            result: AtomicUsize::new(identity),
+            panic: PanicSlot::new(),
+            latch,
+        }
+    }
+
+    #[inline]
+    pub(crate) fn increment(&self) {
+        self.count.fetch_add(1, Ordering::Relaxed);
+    }
+
+    /// Worker `w` finished a task with `value`: fold it into `w`'s own slot.
+    #[inline]
+    pub(crate) fn add(&self, w: usize, value: usize) {
+        let s = &self.slots[w];
+        s.store(combine_caught(self.combine, &self.panic, s.load(Ordering::Relaxed), value), Ordering::Relaxed);
+    }
+
+    /// Release one unit; the last one combines and sets the latch.
+    ///
+    /// # Safety
+    /// `this` is live until the count reaches zero; it may be freed right
+    /// after the latch is set.
+    pub(crate) unsafe fn decrement(this: *const Self) {
+        // SAFETY: live until the count reaches zero (caller's contract).
+        let t = unsafe { &*this };
+        if t.count.fetch_sub(1, Ordering::AcqRel) == 1 {
+            t.result.store(t.reduce_tree(0, t.slots.len()), Ordering::Relaxed);
+            // SAFETY: we took the count to zero; the caller waits for this latch.
+            unsafe { WorkerLatch::set(&t.latch) };
+        }
+    }
+
+    /// Combine slots `lo..hi`: up to `TREE_RADIX` leaves directly, else
+    /// `TREE_RADIX` subtrees.
+    fn reduce_tree(&self, lo: usize, hi: usize) -> usize {
+        let leaf = |i: usize| self.slots[i].load(Ordering::Relaxed);
+        if hi - lo <= TREE_RADIX {
+            return (lo + 1..hi).fold(leaf(lo), |acc, i| combine_caught(self.combine, &self.panic, acc, leaf(i)));
+        }
+        let step = (hi - lo).div_ceil(TREE_RADIX);
+        let mut acc = self.reduce_tree(lo, lo + step);
+        let mut c = lo + step;
+        while c < hi {
+            let v = self.reduce_tree(c, (c + step).min(hi));
+            acc = combine_caught(self.combine, &self.panic, acc, v);
+            c += step;
+        }
+        acc
+    }
+
+    pub(crate) fn result(&self) -> usize {
+        self.result.load(Ordering::Relaxed)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn words_round_trip() {
+        fn rt<T: Word + PartialEq + std::fmt::Debug>(v: T) {
+            assert_eq!(T::from_word(v.to_word()), v);
+        }
+        rt(-5i32);
+        rt(i8::MIN);
+        rt(u16::MAX);
+        rt(true);
+        rt(-1.5f32);
+        #[cfg(target_pointer_width = "64")]
+        {
+            rt(u64::MAX);
+            rt(i64::MIN);
+            rt(f64::NEG_INFINITY);
+            rt(0.1f64);
+        }
+    }
+
+    #[test]
+    fn tree_order_covers_every_slot_once() {
+        // Concatenation is associative but not commutative: the result shows
+        // the order and that every slot is used exactly once.
+        for n in [1, 2, 7, 8, 9, 63, 64, 65, 200] {
+            let cat = |a: usize, b: usize| a * 1000 + b;
+            let op: &(dyn Fn(usize, usize) -> usize + Sync) = &|a, b| if n <= 2 { cat(a, b) } else { a + b };
+            let sleep = crate::sleep::Sleep::new(1);
+            let t = TreeEnd::new(n, op, 0, WorkerLatch::new(&sleep, 0));
+            for w in 0..n {
+                t.add(w, w + 1);
+            }
+            // SAFETY: `t` outlives the call.
+            unsafe { TreeEnd::decrement(&t) };
+            let want = if n == 1 {
+                1
+            } else if n == 2 {
+                1002
+            } else {
+                n * (n + 1) / 2
+            };
+            assert_eq!(t.result(), want, "n = {n}");
+        }
+    }
+}
