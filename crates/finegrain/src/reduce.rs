@@ -86,8 +86,20 @@
 //! Cost, in messages per phase: one arming message; one `ENQUEUED` per
 //! worker that enqueued tasks and handed some away or went idle; the starving
 //! `UPDATE`s workers send anyway, three words longer; one `REDUCE` per manager
-//! whose sums no `UPDATE` carried; one `PHASE_DONE`. Measured latency:
-//! `docs/policies.md` (Reductions).
+//! whose sums no `UPDATE` carried; one `PHASE_DONE`.
+//!
+//! Measured (2-core VM; full tables and method in `docs/policies.md`,
+//! Reductions): from the last task's completion to the caller holding the
+//! result, `cargo run --release -p finegrain --example reduce_cost -- --reps 31`,
+//! medians of three runs: 2 workers, piggyback 2.3-2.9 µs against 0.9-1.1 µs
+//! for the tree (two message hops, last worker -> root -> caller, against one
+//! latch); 4-32 workers (oversubscribed), 68-145 µs against 1-73 µs with the
+//! default idle policy, 4-42 µs against 0.4-12 µs with `spin=0`, the OS's
+//! scheduling of the threads each hop needs dominating. Callgrind, one worker
+//! (`scripts/reduce_cost.sh`): about 1,450 instructions more per phase than
+//! the tree (three messages to itself) and 31 more per task. The paper's
+//! advantage (390 against 4,000 cycles at 128 threads, hardware messages) is
+//! not reproduced on this machine.
 
 use crate::latch::WorkerLatch;
 use crate::panic_slot::PanicSlot;
@@ -425,18 +437,27 @@ pub(crate) const TREE_RADIX: usize = 8;
 /// the result and sets the latch the caller waits on.
 pub(crate) struct TreeEnd<'f> {
     count: CachePadded<AtomicUsize>,
-    slots: Box<[CachePadded<AtomicUsize>]>,
+    slots: Box<[Slot]>,
     combine: Combine<'f>,
     result: AtomicUsize,
     pub(crate) panic: PanicSlot,
     pub(crate) latch: WorkerLatch,
 }
 
+/// One worker's partial, 128 bytes from the next one, so no two share a cache
+/// line (or an adjacent-line prefetch pair). Padding rather than alignment:
+/// an over-aligned allocation costs about a thousand instructions per phase in
+/// glibc's `posix_memalign` (callgrind).
+struct Slot {
+    v: AtomicUsize,
+    _pad: [usize; 15],
+}
+
 impl<'f> TreeEnd<'f> {
     pub(crate) fn new(workers: usize, combine: Combine<'f>, identity: usize, latch: WorkerLatch) -> Self {
         TreeEnd {
             count: CachePadded::new(AtomicUsize::new(1)),
-            slots: (0..workers).map(|_| CachePadded::new(AtomicUsize::new(identity))).collect(),
+            slots: (0..workers).map(|_| Slot { v: AtomicUsize::new(identity), _pad: [0; 15] }).collect(),
             combine,
             result: AtomicUsize::new(identity),
             panic: PanicSlot::new(),
@@ -452,7 +473,7 @@ impl<'f> TreeEnd<'f> {
     /// Worker `w` finished a task with `value`: fold it into `w`'s own slot.
     #[inline]
     pub(crate) fn add(&self, w: usize, value: usize) {
-        let s = &self.slots[w];
+        let s = &self.slots[w].v;
         s.store(combine_caught(self.combine, &self.panic, s.load(Ordering::Relaxed), value), Ordering::Relaxed);
     }
 
@@ -474,7 +495,7 @@ impl<'f> TreeEnd<'f> {
     /// Combine slots `lo..hi`: up to `TREE_RADIX` leaves directly, else
     /// `TREE_RADIX` subtrees.
     fn reduce_tree(&self, lo: usize, hi: usize) -> usize {
-        let leaf = |i: usize| self.slots[i].load(Ordering::Relaxed);
+        let leaf = |i: usize| self.slots[i].v.load(Ordering::Relaxed);
         if hi - lo <= TREE_RADIX {
             return (lo + 1..hi).fold(leaf(lo), |acc, i| combine_caught(self.combine, &self.panic, acc, leaf(i)));
         }

@@ -283,6 +283,73 @@ mod tests {
         assert_eq!(got, (0..RING * 3).collect::<Vec<_>>());
     }
 
+    /// Causal order into one mailbox (README, Invariants): A sends `a` to R,
+    /// then a token to B; B, on receiving it, sends `b` to R. R must receive
+    /// `a` before `b`, whether either went through the ring or the overflow
+    /// queue. A third sender keeps R's ring filling up and overflowing.
+    #[test]
+    fn causal_order_through_a_third_mailbox() {
+        let r = Arc::new(Mailbox::new());
+        let b = Arc::new(Mailbox::new());
+        let rounds = 20_000;
+        let noise = {
+            let r = Arc::clone(&r);
+            std::thread::spawn(move || {
+                for i in 0..rounds * 2 {
+                    r.send(Msg::new(MsgKind::Update, 9, &[i]));
+                }
+            })
+        };
+        let relay = {
+            let (r, b) = (Arc::clone(&r), Arc::clone(&b));
+            std::thread::spawn(move || {
+                let mut got = 0;
+                while got < rounds {
+                    if b.has_mail() {
+                        b.begin_drain();
+                        while let Some(m) = b.recv() {
+                            r.send(Msg::new(MsgKind::Reduce, 2, &[m.words[0]]));
+                            got += 1;
+                        }
+                    }
+                    std::hint::spin_loop();
+                }
+            })
+        };
+        let sender = {
+            let (r, b) = (Arc::clone(&r), Arc::clone(&b));
+            std::thread::spawn(move || {
+                for i in 0..rounds {
+                    r.send(Msg::new(MsgKind::Enqueued, 1, &[i]));
+                    b.send(Msg::new(MsgKind::Task, 1, &[i]));
+                }
+            })
+        };
+        // The receiver: every `b` (from the relay) must come after its `a`.
+        let mut seen_a = vec![false; rounds];
+        let (mut got_a, mut got_b, mut noise_got) = (0, 0, 0);
+        while got_a + got_b + noise_got < rounds * 4 {
+            r.begin_drain();
+            while let Some(m) = r.recv() {
+                match m.kind {
+                    MsgKind::Enqueued => {
+                        seen_a[m.words[0]] = true;
+                        got_a += 1;
+                    }
+                    MsgKind::Reduce => {
+                        assert!(seen_a[m.words[0]], "b {} overtook its a", m.words[0]);
+                        got_b += 1;
+                    }
+                    _ => noise_got += 1,
+                }
+            }
+            std::hint::spin_loop();
+        }
+        for h in [noise, relay, sender] {
+            h.join().unwrap();
+        }
+    }
+
     #[test]
     fn per_sender_order_under_contention() {
         let mb = Arc::new(Mailbox::new());
