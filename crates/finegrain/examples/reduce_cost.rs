@@ -91,6 +91,23 @@ fn method_of(s: &str) -> Option<ReduceMethod> {
     }
 }
 
+/// Split a comma-separated list of policy specs whose own options are also
+/// separated by commas: a part of the form `name=value` continues the spec
+/// before it (`adm-central:spin=0,manager=dedicated,adm-hier` is two specs).
+fn split_specs(list: &str) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for part in list.split(',') {
+        match out.last_mut() {
+            Some(prev) if part.contains('=') && !part.contains(':') => {
+                prev.push(',');
+                prev.push_str(part);
+            }
+            _ => out.push(part.to_string()),
+        }
+    }
+    out
+}
+
 fn quantile(sorted: &[u64], q: f64) -> f64 {
     let pos = q * (sorted.len() - 1) as f64;
     let (lo, hi) = (pos.floor() as usize, pos.ceil() as usize);
@@ -125,7 +142,7 @@ fn main() {
             "--reps" => reps = val().parse().unwrap_or_else(|_| usage()),
             "--per-worker" => per_worker = val().parse().unwrap_or_else(|_| usage()),
             "--work" => work = val().parse().unwrap_or_else(|_| usage()),
-            "--policies" => policies = val().split(',').map(str::to_string).collect(),
+            "--policies" => policies = split_specs(&val()),
             _ => usage(),
         }
     }

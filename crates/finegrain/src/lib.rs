@@ -52,6 +52,8 @@ mod join;
 #[cfg(not(loom))]
 mod loops;
 #[cfg(not(loom))]
+mod manager_thread;
+#[cfg(not(loom))]
 mod panic_slot;
 #[cfg(not(loom))]
 mod phase;

@@ -101,7 +101,7 @@ fn count_piggyback_enqueue(reg: *const Registry, h: &ReduceHead<'_>) {
     } else {
         use crate::mailbox::{Msg, MsgKind};
         // SAFETY: the registry outlives the phase.
-        unsafe { (*reg).send(0, Msg::new(MsgKind::Enqueued, usize::MAX, &[h.root_level as usize, h.key(), 1, 0])) };
+        crate::worker_adm::send_to_root(unsafe { &*reg }, Msg::new(MsgKind::Enqueued, usize::MAX, &[h.root_level as usize, h.key(), 1, 0]));
     }
 }
 
@@ -322,7 +322,7 @@ fn reduce_piggyback<T: Copy + Send>(
     let (n, own) = enqueue_initial(&shared, initial);
     if n > 0 {
         wt.arm_reduction(&head);
-        wt.work_until_adm(None, || head.is_done());
+        wt.run_until_adm(None, || head.is_done());
     }
     propagate(own, &[&shared.panic, &head.panic]);
     head.result()

@@ -50,6 +50,8 @@ pub(crate) struct Registry {
     pub(crate) topology: Topology,
     pub(crate) deques: Box<[Deque<JobHeader>]>,
     pub(crate) mailboxes: Box<[CachePadded<Mailbox>]>,
+    /// `manager=dedicated`: the manager thread's mailbox (`manager_thread.rs`).
+    pub(crate) manager: Option<Box<crate::manager_thread::Dedicated>>,
     pub(crate) counters: Box<[CachePadded<WorkerCounters>]>,
     pub(crate) injector: Injector,
     /// The central task unit of `carbon`, `sw-hier` and `pdf` (empty otherwise).
@@ -67,11 +69,13 @@ pub(crate) struct Registry {
 impl Registry {
     pub(crate) fn new(n: usize, policy: Policy, trace: bool) -> Registry {
         let policy_kind = policy.kind;
+        let manager = crate::manager_thread::Dedicated::for_policy(&policy);
         Registry {
             policy,
             topology: Topology::detect(),
             deques: (0..n).map(|_| Deque::new()).collect(),
             mailboxes: (0..n).map(|_| CachePadded::new(Mailbox::new())).collect(),
+            manager,
             counters: (0..n).map(|_| CachePadded::new(WorkerCounters::new())).collect(),
             unit: crate::central::Unit::new(n),
             injector: Injector { queue: Mutex::new(VecDeque::new()), len: AtomicUsize::new(0) },

@@ -22,12 +22,13 @@ use crate::mailbox::{Msg, MsgKind};
 use crate::policy::adm::{next_report_threshold, Action, ManagerNode, PhaseTokens, Tree};
 use crate::policy::{IdleAction, Policy, PolicyKind};
 use crate::reduce::ReduceHead;
+use crate::registry::Registry;
 use crate::stats::{Bucket, Counter};
 use crate::sync::{AtomicUsize, Ordering};
 use crate::worker::WorkerThread;
 
 /// `level` word of a message addressed to a worker rather than a manager.
-const WORKER: usize = usize::MAX;
+pub(crate) const WORKER: usize = usize::MAX;
 
 pub(crate) fn tree_of(p: &Policy, n: usize) -> Tree {
     if p.radix == 0 {
@@ -37,25 +38,61 @@ pub(crate) fn tree_of(p: &Policy, n: usize) -> Tree {
     }
 }
 
+/// Most tasks a victim sends per steal.
+pub(crate) fn burst_of(p: &Policy) -> usize {
+    match p.steal {
+        crate::policy::StealAmount::UpTo(k) => k,
+        _ => crate::mailbox::RING / 2,
+    }
+}
+
+/// The manager roles worker `w` hosts, by level (none under
+/// `manager=dedicated`: `manager_thread.rs` hosts them all).
 pub(crate) fn hosted_managers(p: &Policy, n: usize, w: usize) -> Vec<ManagerNode> {
-    if p.kind != PolicyKind::Messaging {
+    if p.kind != PolicyKind::Messaging || p.dedicated_manager {
         return Vec::new();
     }
     let tree = tree_of(p, n);
-    let burst = match p.steal {
-        crate::policy::StealAmount::UpTo(k) => k,
-        _ => crate::mailbox::RING / 2,
-    };
+    let burst = burst_of(p);
     (0..tree.levels).take_while(|&l| tree.hosts(l, w)).map(|l| ManagerNode::new(&tree, l, tree.partition_of(l, w), burst)).collect()
 }
 
+/// Deliver `msg` to the root manager: worker 0, or the manager thread.
+pub(crate) fn send_to_root(reg: &Registry, msg: Msg) {
+    match &reg.manager {
+        Some(dm) => dm.send(msg),
+        None => reg.send(0, msg),
+    }
+}
+
 impl WorkerThread {
+    /// Where this worker's level-0 manager runs: the group's first worker, or
+    /// the manager thread (address `n`).
     fn level0_host(&self) -> usize {
-        self.tree.host(0, self.tree.partition_of(0, self.index))
+        if self.registry().manager.is_some() {
+            self.tree.n
+        } else {
+            self.tree.host(0, self.tree.partition_of(0, self.index))
+        }
     }
 
+    /// Where the root manager runs.
+    fn root_host(&self) -> usize {
+        if self.registry().manager.is_some() {
+            self.tree.n
+        } else {
+            0
+        }
+    }
+
+    /// `adm_send` to worker `dst`, or to the manager thread (`dst == n`).
     fn send(&self, dst: usize, kind: MsgKind, payload: &[usize]) {
-        self.registry().send(dst, Msg::new(kind, self.index, payload));
+        let reg = self.registry();
+        let msg = Msg::new(kind, self.index, payload);
+        match &reg.manager {
+            Some(dm) if dst == self.tree.n => dm.send(msg),
+            _ => reg.send(dst, msg),
+        }
     }
 
     /// Report this worker's queue length to its manager (`UPDATE`).
@@ -102,14 +139,15 @@ impl WorkerThread {
     /// it enqueued.
     fn send_enqueue_tokens(&self) {
         let root = self.tree.root() as usize;
-        crate::reduce::take_enqueued(|phase, k| self.send(0, MsgKind::Enqueued, &[root, phase, k, 0]));
+        let host = self.root_host();
+        crate::reduce::take_enqueued(|phase, k| self.send(host, MsgKind::Enqueued, &[root, phase, k, 0]));
     }
 
     /// The caller of a piggybacked phase has enqueued all its initial tasks:
     /// tell the root how many are still counted here, and that the phase is armed.
     pub(crate) fn arm_reduction(&self, head: &ReduceHead<'_>) {
         let k = crate::reduce::take_enqueued_of(head.key());
-        self.send(0, MsgKind::Enqueued, &[self.tree.root() as usize, head.key(), k, 1]);
+        self.send(self.root_host(), MsgKind::Enqueued, &[self.tree.root() as usize, head.key(), k, 1]);
     }
 
     fn set_report_at(&self, reported: usize) {
@@ -332,10 +370,38 @@ impl WorkerThread {
         }
     }
 
+    /// Entry from `WorkerThread::main_loop` (no latch) and `wait_until`: under
+    /// `manager=dedicated`, worker 0's main loop starts the manager thread
+    /// and joins it when the loop ends (`manager_thread.rs`).
+    #[cold]
+    pub(crate) fn work_until_adm(&self, latch: Option<&AtomicUsize>, done: impl Fn() -> bool) {
+        let reg = self.registry();
+        match (&reg.manager, latch) {
+            (Some(dm), None) if self.index == 0 => self.main_loop_with_manager_thread(dm, done),
+            _ => self.run_until_adm(latch, done),
+        }
+    }
+
+    #[cold]
+    fn main_loop_with_manager_thread(&self, dm: &crate::manager_thread::Dedicated, done: impl Fn() -> bool) {
+        let reg = self.registry();
+        // Named after the workers: `<prefix>-0` gives `<prefix>-manager`.
+        let me = std::thread::current();
+        let prefix = me.name().and_then(|n| n.strip_suffix("-0")).unwrap_or("finegrain");
+        std::thread::scope(|s| {
+            let started = std::thread::Builder::new().name(format!("{prefix}-manager")).spawn_scoped(s, || crate::manager_thread::run(reg, dm));
+            if let Err(e) = started {
+                panic!("finegrain: cannot start the manager thread: {e}");
+            }
+            self.run_until_adm(None, done);
+            dm.request_stop();
+        });
+    }
+
     /// The idle loop of the message-based policies: run own tasks, answer mail,
     /// tell the manager when starving, park when told there is nothing to steal.
     #[cold]
-    pub(crate) fn work_until_adm(&self, latch: Option<&AtomicUsize>, done: impl Fn() -> bool) {
+    pub(crate) fn run_until_adm(&self, latch: Option<&AtomicUsize>, done: impl Fn() -> bool) {
         let reg = self.registry();
         let idle = reg.policy.idle;
         let resume = self.counters().current();

@@ -19,6 +19,8 @@ fn specs() -> Vec<String> {
     let mut v: Vec<String> = policies().map(|p| p.name.to_string()).collect();
     v.push("adm-hier:radix=2".into());
     v.push("adm-central:order=fifo,burst=1".into());
+    v.push("adm-central:manager=dedicated".into());
+    v.push("adm-hier:radix=2,manager=dedicated".into());
     v
 }
 
@@ -347,7 +349,7 @@ fn panics_propagate_after_every_task_ran_and_pool_stays_usable() {
 /// workers and the managers exchanged messages.
 #[test]
 fn piggybacked_phases_move_tasks_and_messages() {
-    for spec in ["adm-central", "adm-hier:radix=2"] {
+    for spec in ["adm-central", "adm-hier:radix=2", "adm-central:manager=dedicated", "adm-hier:radix=2,manager=dedicated"] {
         let pool = Pool::new(4, spec).unwrap();
         let mut moved = 0;
         for _ in 0..rounds(20, 5) {

@@ -26,6 +26,8 @@ const POLICIES: &[&str] = &[
     "ws:order=fifo",
     "adm-central",
     "adm-hier:radix=2",
+    "adm-central:manager=dedicated",
+    "adm-hier:radix=2,manager=dedicated",
     "carbon",
     "carbon:deque=2,prefetch=0",
     "sw-hier",

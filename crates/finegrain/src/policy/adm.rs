@@ -355,6 +355,12 @@ const OPTIONS: &[OptionInfo] = &[
     OptionInfo { name: "order", values: "lifo | fifo", default: "lifo", help: "order in which a worker runs its own tasks" },
     OptionInfo { name: "burst", values: "1..=1024", default: "8", help: "most tasks a victim sends per steal (half the 16-message receive ring)" },
     OptionInfo { name: "spin", values: "0..=100000", default: "64", help: "idle rounds before yielding, then parking" },
+    OptionInfo {
+        name: "manager",
+        values: "worker | dedicated",
+        default: "worker",
+        help: "where the managers run: on workers (the group's first), or on one extra thread that runs no tasks",
+    },
 ];
 
 fn build(spec: &mut Spec<'_>, hier: bool) -> Result<Policy, Error> {
@@ -365,6 +371,7 @@ fn build(spec: &mut Spec<'_>, hier: bool) -> Result<Policy, Error> {
     };
     let burst = spec.int("burst", 1, 1024, crate::mailbox::RING / 2)?;
     let spin = spec.int("spin", 0, 100_000, 64)? as u32;
+    let dedicated_manager = spec.choice("manager", &["worker", "dedicated"], "worker")? == "dedicated";
     Ok(Policy {
         name: if hier { "adm-hier" } else { "adm-central" },
         kind: PolicyKind::Messaging,
@@ -373,10 +380,11 @@ fn build(spec: &mut Spec<'_>, hier: bool) -> Result<Policy, Error> {
         steal: StealAmount::UpTo(burst),
         radix,
         idle: Idle { spin_rounds: spin, yield_rounds: 16 },
+        dedicated_manager,
     })
 }
 
-const CENTRAL_OPTIONS: &[OptionInfo] = &[OPTIONS[1], OPTIONS[2], OPTIONS[3]];
+const CENTRAL_OPTIONS: &[OptionInfo] = &[OPTIONS[1], OPTIONS[2], OPTIONS[3], OPTIONS[4]];
 
 pub(crate) static CENTRAL: Registration = Registration {
     info: PolicyInfo {

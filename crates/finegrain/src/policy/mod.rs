@@ -109,6 +109,9 @@ pub struct Policy {
     /// Group size of the `hier` victim order.
     pub radix: usize,
     pub idle: Idle,
+    /// Message-based policies: the managers run on one extra thread
+    /// (`manager=dedicated`) instead of on workers.
+    pub dedicated_manager: bool,
 }
 
 impl Default for Policy {
@@ -161,7 +164,8 @@ impl Policy {
             ),
             PolicyKind::Messaging => {
                 let radix = if self.radix > 0 { format!("radix={},", self.radix) } else { String::new() };
-                format!("{}:{}order={},burst={},spin={}", self.name, radix, order, steal, self.idle.spin_rounds)
+                let manager = if self.dedicated_manager { "dedicated" } else { "worker" };
+                format!("{}:{}order={},burst={},spin={},manager={}", self.name, radix, order, steal, self.idle.spin_rounds, manager)
             }
             PolicyKind::Central(c) => {
                 let opts = match c {

@@ -80,6 +80,7 @@ fn build(spec: &mut Spec<'_>) -> Result<Policy, Error> {
         steal: StealAmount::One,
         radix: 0,
         idle: Idle { spin_rounds: spin, yield_rounds: 16 },
+        dedicated_manager: false,
     })
 }
 

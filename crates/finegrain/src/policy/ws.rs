@@ -49,5 +49,14 @@ fn build(spec: &mut Spec<'_>) -> Result<Policy, Error> {
     };
     let radix = spec.int("radix", 2, 1024, 8)?;
     let spin = spec.int("spin", 0, 100_000, 64)? as u32;
-    Ok(Policy { name: "ws", kind: PolicyKind::WorkStealing, order, victim, steal, radix, idle: Idle { spin_rounds: spin, yield_rounds: 16 } })
+    Ok(Policy {
+        name: "ws",
+        kind: PolicyKind::WorkStealing,
+        order,
+        victim,
+        steal,
+        radix,
+        idle: Idle { spin_rounds: spin, yield_rounds: 16 },
+        dedicated_manager: false,
+    })
 }

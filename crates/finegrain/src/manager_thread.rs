@@ -1,0 +1,250 @@
+//! `manager=dedicated` for `adm-central` and `adm-hier`: every manager role —
+//! the one manager of `adm-central`, the whole tree of `adm-hier` — runs on
+//! one extra thread that runs no tasks and blocks in a receive on its own
+//! mailbox (000 section 4.1: "a thread can act as a dedicated worker, as a
+//! dedicated manager, or as both").
+//!
+//! The decisions are the same [`ManagerNode`] functions as with the default
+//! `manager=worker`, where each manager is a role of its group's first worker;
+//! only the routing differs. Workers address the manager thread as worker
+//! `n` (one past the last worker) and send it what they would send their
+//! level-0 manager or the root; messages between managers (`UPDATE`s up,
+//! `STEAL`s and `UNBLOCK`s down, reduction tokens up) stay inside this thread,
+//! on a local queue, instead of going through mailboxes.
+//!
+//! Parking: the thread announces it is about to sleep (`sleeping`), fences,
+//! and re-checks its mailbox; a sender publishes its message (the mailbox's
+//! send ends with a fence and the signal store), fences, and looks at
+//! `sleeping`: one of the two sees the other (the Dekker pairing of
+//! `sleep/README.md`). It is not one of the pool's sleepers, so a worker's
+//! "new work" notification never picks it.
+//!
+//! Lifetime: worker 0 starts it when its main loop starts and joins it when
+//! that loop ends (the pool's `terminate`), so it lives exactly as long as the
+//! pool's workers and the pool joins it by joining worker 0.
+//!
+//! Invariants carried over from the worker-hosted managers: every message a
+//! worker sends a manager reaches it (one mailbox, guaranteed delivery), each
+//! worker's messages in order, and a message sent after another (by any chain
+//! of messages) is received after it — the causal order the piggybacked
+//! reductions need (`reduce.rs`): their enqueue counts and finished-task counts
+//! now arrive in the same mailbox, and forwarding between levels happens here,
+//! after receipt, so it only ever delays finished-task counts.
+
+use crate::mailbox::{Mailbox, Msg, MsgKind};
+use crate::policy::adm::{Action, ManagerNode, PhaseTokens, Tree};
+use crate::policy::{Policy, PolicyKind};
+use crate::registry::Registry;
+use crate::sync::{full_fence, lock, AtomicBool, Condvar, Mutex, Ordering};
+use crate::worker_adm::WORKER;
+use crossbeam_utils::CachePadded;
+use std::collections::VecDeque;
+
+/// The dedicated manager's mailbox and parking state (in the registry).
+pub(crate) struct Dedicated {
+    mailbox: CachePadded<Mailbox>,
+    sleeping: CachePadded<AtomicBool>,
+    woken: Mutex<bool>,
+    cv: Condvar,
+    stop: AtomicBool,
+}
+
+impl Dedicated {
+    /// The state of a pool running `policy`: some only for `manager=dedicated`.
+    pub(crate) fn for_policy(policy: &Policy) -> Option<Box<Dedicated>> {
+        (policy.kind == PolicyKind::Messaging && policy.dedicated_manager).then(|| {
+            Box::new(Dedicated {
+                mailbox: CachePadded::new(Mailbox::new()),
+                sleeping: CachePadded::new(AtomicBool::new(false)),
+                woken: Mutex::new(false),
+                cv: Condvar::new(),
+                stop: AtomicBool::new(false),
+            })
+        })
+    }
+
+    /// `adm_send` to the manager thread: deliver, then wake it if it sleeps.
+    pub(crate) fn send(&self, msg: Msg) {
+        self.mailbox.send(msg);
+        full_fence();
+        if self.sleeping.load(Ordering::Relaxed) {
+            self.unpark();
+        }
+    }
+
+    fn unpark(&self) {
+        let mut w = lock(&self.woken);
+        *w = true;
+        self.cv.notify_one();
+    }
+
+    /// Block until mail (or the stop request) arrives.
+    fn park(&self) {
+        self.sleeping.store(true, Ordering::SeqCst);
+        full_fence();
+        if !self.mailbox.has_mail() && !self.stop.load(Ordering::Acquire) {
+            let mut w = lock(&self.woken);
+            while !*w {
+                w = match self.cv.wait(w) {
+                    Ok(g) => g,
+                    Err(p) => p.into_inner(),
+                };
+            }
+            *w = false;
+        }
+        self.sleeping.store(false, Ordering::Relaxed);
+    }
+
+    /// Worker 0's main loop has ended: let the thread finish.
+    pub(crate) fn request_stop(&self) {
+        self.stop.store(true, Ordering::Release);
+        self.unpark();
+    }
+}
+
+/// Work between managers, kept on this thread.
+enum Event {
+    /// Child partition `child` of (`level`, `part`) reports, with tokens.
+    Update { level: u32, part: usize, child: usize, count: usize, starving: bool, tokens: Option<PhaseTokens> },
+    /// The parent asks partition (`level`, `part`) for `k` tasks.
+    Steal { level: u32, part: usize, stealer_first: usize, k: usize },
+    /// Nothing left anywhere: pass it down.
+    Unblock { level: u32, part: usize },
+}
+
+struct Managers<'r> {
+    reg: &'r Registry,
+    tree: Tree,
+    /// `nodes[level][partition]`.
+    nodes: Vec<Vec<ManagerNode>>,
+    events: VecDeque<Event>,
+    /// This thread's address in messages.
+    me: usize,
+}
+
+/// The manager thread: until stopped, receive, decide, send.
+pub(crate) fn run(reg: &Registry, dm: &Dedicated) {
+    let n = reg.num_threads();
+    let tree = crate::worker_adm::tree_of(&reg.policy, n);
+    let burst = crate::worker_adm::burst_of(&reg.policy);
+    let nodes = (0..tree.levels).map(|l| (0..n.div_ceil(tree.span(l)).max(1)).map(|p| ManagerNode::new(&tree, l, p, burst)).collect()).collect();
+    let mut m = Managers { reg, tree, nodes, events: VecDeque::new(), me: n };
+    while !dm.stop.load(Ordering::Acquire) {
+        if !dm.mailbox.has_mail() {
+            dm.park();
+            continue;
+        }
+        dm.mailbox.begin_drain();
+        while let Some(msg) = dm.mailbox.recv() {
+            m.on_worker_message(msg);
+            m.run_events();
+        }
+        // Tokens the level-0 (and inner) managers received in this drain go up
+        // together, as with worker-hosted managers.
+        m.forward_tokens();
+        m.run_events();
+    }
+}
+
+impl Managers<'_> {
+    fn send(&self, worker: usize, kind: MsgKind, payload: &[usize]) {
+        self.reg.send(worker, Msg::new(kind, self.me, payload));
+    }
+
+    /// A message from a worker: to its level-0 manager, or (enqueue counts)
+    /// to the root.
+    fn on_worker_message(&mut self, msg: Msg) {
+        let w = msg.words;
+        let src = msg.src as usize;
+        let root = self.tree.root();
+        let tokens = |phase, enqueued, ran, partial, armed| PhaseTokens { phase, enqueued, ran, partial, armed };
+        match msg.kind {
+            MsgKind::Enqueued => self.absorb(root, 0, tokens(w[1], w[2], 0, 0, w[3] != 0)),
+            MsgKind::Reduce => self.absorb(0, self.tree.partition_of(0, src), tokens(w[1], 0, w[2], w[3], false)),
+            MsgKind::Update | MsgKind::VictimUpdate | MsgKind::StealerUpdate => {
+                let part = self.tree.partition_of(0, src);
+                if msg.kind == MsgKind::Update && w[3] != 0 {
+                    self.absorb(0, part, tokens(w[3], 0, w[4], w[5], false));
+                }
+                let tree = self.tree;
+                let node = &mut self.nodes[0][part];
+                let actions = match msg.kind {
+                    MsgKind::Update => node.on_update(&tree, src, w[1], w[2] != 0),
+                    MsgKind::VictimUpdate => node.on_victim_update(&tree, src, w[1]),
+                    _ => node.on_stealer_update(&tree, src, w[1], w[2] != 0),
+                };
+                self.carry_out(0, part, actions);
+            }
+            MsgKind::Steal | MsgKind::Task | MsgKind::Unblock | MsgKind::PhaseDone => {
+                debug_assert!(false, "the manager thread got {:?} from worker {src}", msg.kind);
+            }
+        }
+    }
+
+    fn run_events(&mut self) {
+        let tree = self.tree;
+        while let Some(e) = self.events.pop_front() {
+            let (level, part, actions) = match e {
+                Event::Update { level, part, child, count, starving, tokens } => {
+                    if let Some(t) = tokens {
+                        self.absorb(level, part, t);
+                    }
+                    (level, part, self.nodes[level as usize][part].on_update(&tree, child, count, starving))
+                }
+                Event::Steal { level, part, stealer_first, k } => (level, part, self.nodes[level as usize][part].distribute(&tree, stealer_first, k)),
+                Event::Unblock { level, part } => (level, part, vec![Action::Unblock]),
+            };
+            self.carry_out(level, part, actions);
+        }
+    }
+
+    /// Add reduction tokens at (`level`, `part`); at the root, finish the
+    /// phase if they complete it.
+    fn absorb(&mut self, level: u32, part: usize, t: PhaseTokens) {
+        let is_root = level == self.tree.root();
+        let book = &mut self.nodes[level as usize][part].tokens;
+        // SAFETY: a message names a phase only while it carries tokens the root
+        // has not counted, so the phase is live (reduce.rs).
+        if let Some((caller, result)) = unsafe { crate::reduce::absorb_tokens(book, t, is_root) } {
+            self.send(caller, MsgKind::PhaseDone, &[WORKER, t.phase, result]);
+        }
+    }
+
+    fn carry_out(&mut self, level: u32, part: usize, actions: Vec<Action>) {
+        let tree = self.tree;
+        for a in actions {
+            match a {
+                Action::Steal { victim, stealer_first, k } if level == 0 => self.send(victim, MsgKind::Steal, &[WORKER, stealer_first, k]),
+                Action::Steal { victim, stealer_first, k } => {
+                    self.events.push_back(Event::Steal { level: level - 1, part: victim, stealer_first, k })
+                }
+                Action::Update { count, starving } => {
+                    let tokens = self.nodes[level as usize][part].tokens.take_any();
+                    self.events.push_back(Event::Update { level: level + 1, part: part / tree.radix, child: part, count, starving, tokens });
+                }
+                Action::Unblock => {
+                    for c in tree.children(level, part) {
+                        if level == 0 {
+                            self.send(c, MsgKind::Unblock, &[WORKER]);
+                        } else {
+                            self.events.push_back(Event::Unblock { level: level - 1, part: c });
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// Pass every non-root manager's tokens to its parent, level by level
+    /// from the bottom, so that one pass takes them all to the root.
+    fn forward_tokens(&mut self) {
+        let root = self.tree.root();
+        for level in 0..root {
+            for part in 0..self.nodes[level as usize].len() {
+                while let Some(tokens) = self.nodes[level as usize][part].tokens.take_any() {
+                    self.absorb(level + 1, part / self.tree.radix, tokens);
+                }
+            }
+        }
+    }
+}
