@@ -389,12 +389,18 @@ impl WorkerThread {
         let me = std::thread::current();
         let prefix = me.name().and_then(|n| n.strip_suffix("-0")).unwrap_or("finegrain");
         std::thread::scope(|s| {
-            let started = std::thread::Builder::new().name(format!("{prefix}-manager")).spawn_scoped(s, || crate::manager_thread::run(reg, dm));
-            if let Err(e) = started {
-                panic!("finegrain: cannot start the manager thread: {e}");
-            }
+            let manager = match std::thread::Builder::new().name(format!("{prefix}-manager")).spawn_scoped(s, || crate::manager_thread::run(reg, dm))
+            {
+                Ok(h) => h,
+                Err(e) => panic!("finegrain: cannot start the manager thread: {e}"),
+            };
             self.run_until_adm(None, done);
             dm.request_stop();
+            // Joined here (not only by the scope), so the OS thread has exited
+            // before worker 0 does.
+            if let Err(p) = manager.join() {
+                std::panic::resume_unwind(p);
+            }
         });
     }
 
