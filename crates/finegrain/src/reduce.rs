@@ -45,8 +45,9 @@
 //!    went to the overflow queue, `b`'s sender sees `overflowing` and queues
 //!    after `a`, unless the receiver has already emptied the queue, `a` with
 //!    it; a message in the overflow queue is read only when the ring is empty
-//!    (`mailbox/README.md`). The root manager's messages all arrive in worker
-//!    0's mailbox and are handled in that order.
+//!    (`mailbox/README.md`, tested there). The root manager's messages all
+//!    arrive in one mailbox (worker 0's, or the manager thread's under
+//!    `manager=dedicated`) and are handled in that order.
 //! 2. *Managers keep each phase's tokens in order*: a manager passes on all it
 //!    holds for a phase whenever it passes on any, so what it forwards is
 //!    always everything it received before.
@@ -55,7 +56,7 @@
 //!
 //! - (a) `r(t)` in R implies `e(t)` in E. If `t` left its enqueuer, `e(t)` was
 //!   sent to the root before `t` left, so before `r(t)` was sent by whoever ran
-//!   `t`, and the `r(t)` message reaches worker 0's mailbox through a chain of
+//!   `t`, and the `r(t)` message reaches the root's mailbox through a chain of
 //!   sends that starts after that: by 1, `e(t)` arrives first. If `t` never
 //!   left, the worker that enqueued and ran it sent `e(t)` directly before (or
 //!   in the flush just before) the report carrying `r(t)`; same argument.
@@ -80,8 +81,13 @@
 //!
 //! Liveness: a worker sends its `r` when it next finds no work, which every
 //! worker does once the phase's tasks run out unless it is busy with other work
-//! (a long unrelated task delays the result by its length). The root is a role
-//! of worker 0 and runs at its scheduling points, like every manager.
+//! (a long unrelated task delays the result by its length). Finishing a phase
+//! task clears the worker's "starving reported" flag, so its next idle moment
+//! reports even if it reported before the task (a task run inside a `join`'s
+//! wait); and a worker that learns it is starving from an empty `TASK` answer
+//! sends its tokens then (`REDUCE`), as that answer replaces its report. The
+//! root is a role of worker 0 (or the manager thread) and runs at its
+//! scheduling points, like every manager.
 //!
 //! Cost, in messages per phase: one arming message; one `ENQUEUED` per
 //! worker that enqueued tasks and handed some away or went idle; the starving
