@@ -40,7 +40,6 @@ use crate::job::{JobHeader, JobRef};
 use crate::policy::carbon::Carbon;
 use crate::policy::central::{Central, GlobalOrder, Key, SerialPath};
 use crate::policy::swhier::SwHier;
-use crate::policy::IdleAction;
 use crate::stats::{Bucket, Counter};
 use crate::sync::{lock, AtomicUsize, Mutex, Ordering};
 use crate::worker::WorkerThread;
@@ -436,23 +435,7 @@ impl WorkerThread {
             if done() {
                 break;
             }
-            match idle.action(failed) {
-                IdleAction::Spin => {
-                    for _ in 0..(1u32 << failed.min(6)) {
-                        std::hint::spin_loop();
-                    }
-                }
-                IdleAction::Yield => crate::sync::thread::yield_now(),
-                IdleAction::Park => {
-                    self.counters().enter(Bucket::Starved);
-                    self.counters().count(Counter::Parks, 1);
-                    self.flush_counters();
-                    reg.sleep.sleep(self.index, latch, || reg.has_work() || done());
-                    failed = 0;
-                    continue;
-                }
-            }
-            failed = failed.saturating_add(1);
+            failed = self.idle_step(idle, failed, latch, &done);
         }
         self.counters().enter(resume);
     }

@@ -430,30 +430,39 @@ impl WorkerThread {
             if done() {
                 break;
             }
-            match idle.action(failed) {
-                IdleAction::Spin => {
-                    for _ in 0..(1u32 << failed.min(6)) {
-                        std::hint::spin_loop();
-                    }
-                }
-                IdleAction::Yield => crate::sync::thread::yield_now(),
-                IdleAction::Park => {
-                    self.counters().enter(Bucket::Starved);
-                    self.counters().count(Counter::Parks, 1);
-                    self.flush_counters();
-                    let t0 = crate::timer::ticks();
-                    reg.sleep.sleep(self.index, latch, || reg.has_work() || done());
-                    if self.tracing {
-                        self.record_span("park", t0);
-                    }
-                    self.counters().enter(Bucket::StealFail);
-                    failed = 0;
-                    continue;
-                }
-            }
-            failed = failed.saturating_add(1);
+            failed = self.idle_step(idle, failed, latch, &done);
         }
         self.counters().enter(resume);
+    }
+}
+
+impl WorkerThread {
+    /// One idle step after a round that found no work, as the policy says:
+    /// spin, yield, or park until work or the latch (if any) arrives. Returns
+    /// the new count of failed rounds (zero after parking).
+    pub(crate) fn idle_step(&self, idle: crate::policy::Idle, failed: u32, latch: Option<&AtomicUsize>, done: &impl Fn() -> bool) -> u32 {
+        match idle.action(failed) {
+            IdleAction::Spin => {
+                for _ in 0..(1u32 << failed.min(6)) {
+                    std::hint::spin_loop();
+                }
+            }
+            IdleAction::Yield => crate::sync::thread::yield_now(),
+            IdleAction::Park => {
+                let reg = self.registry();
+                self.counters().enter(Bucket::Starved);
+                self.counters().count(Counter::Parks, 1);
+                self.flush_counters();
+                let t0 = crate::timer::ticks();
+                reg.sleep.sleep(self.index, latch, || reg.has_work() || done());
+                if self.tracing {
+                    self.record_span("park", t0);
+                }
+                self.counters().enter(Bucket::StealFail);
+                return 0;
+            }
+        }
+        failed.saturating_add(1)
     }
 }
 
