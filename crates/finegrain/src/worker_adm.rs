@@ -96,7 +96,15 @@ impl WorkerThread {
     }
 
     /// Report this worker's queue length to its manager (`UPDATE`).
+    ///
+    /// The manager now believes this worker busy, so the flag that stands for
+    /// "my manager knows I am starving" is cleared: the next time this worker
+    /// finds nothing it must say so again. (Without this, a worker that
+    /// reported starving inside a `join`'s wait, then resumed the outer task
+    /// and pushed, parked for good: its manager never paired it again.
+    /// `tests/balance.rs`.)
     fn report(&self, len: usize, starving: bool) {
+        self.starving_reported.set(starving);
         self.set_report_at(len);
         if self.tree.n > 1 {
             self.send(self.level0_host(), MsgKind::Update, &[0, len, starving as usize]);

@@ -1,0 +1,52 @@
+//! Load balance across repeated loops: every worker must keep getting work.
+//!
+//! Regression test for a lost starving report under `adm-central`/`adm-hier`:
+//! a worker that reported starving while waiting inside a `join`, then resumed
+//! the outer task and pushed, believed its manager still knew it was starving,
+//! so it parked for good and every later loop ran on one worker (here, 19 of
+//! 20 calls under `adm-central` used one worker before the fix, none after).
+//!
+//! Each call runs several loops in one `install`, as the spmv and cg workloads
+//! do. Only whether each worker ran some chunk is checked, not how fast: a
+//! worker the OS keeps off the CPU for a whole call only costs that call, so
+//! the test asks for most calls, not all, to use every worker.
+
+use finegrain::Pool;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+const POLICIES: &[&str] = &["ws", "adm-central", "adm-hier", "adm-hier:radix=2", "adm-central:manager=dedicated", "carbon", "sw-hier", "pdf"];
+
+fn work(v: &[f64]) -> f64 {
+    v.iter().map(|x| x.sqrt()).sum()
+}
+
+#[test]
+fn repeated_loops_use_every_worker() {
+    let v: Vec<f64> = (0..200_000).map(|i| (i % 13) as f64).collect();
+    let calls = 20;
+    for &spec in POLICIES {
+        for threads in [2] {
+            let pool = Pool::new(threads, spec).unwrap();
+            let mut full = 0;
+            for _ in 0..calls {
+                let seen = AtomicU64::new(0);
+                let total = AtomicU64::new(0);
+                pool.install(|| {
+                    for _ in 0..5 {
+                        finegrain::for_each_chunk(0..v.len(), 512, |r| {
+                            let i = finegrain::current_worker_index().expect("loop bodies run on workers");
+                            seen.fetch_or(1 << i, Ordering::Relaxed);
+                            total.fetch_add(work(&v[r]) as u64 + 1, Ordering::Relaxed);
+                        });
+                    }
+                });
+                assert!(total.into_inner() > 0);
+                if seen.into_inner() == (1 << threads) - 1 {
+                    full += 1;
+                }
+            }
+            eprintln!("{spec} x{threads}: {full} of {calls} calls used every worker");
+            assert!(full * 2 >= calls, "{spec} with {threads} workers: only {full} of {calls} calls used every worker");
+        }
+    }
+}
