@@ -15,7 +15,11 @@
 //! taking it back is a load, a compare and a store (`PrivateQueue::take_back`).
 //! The job's owner and latch state are written only if it leaves the worker.
 
+use crate::gate::Gate;
 use crate::job::{JobHeader, JobLatch, JobRef, StackJob};
+use crate::policy::PolicyKind;
+use crate::private_queue::{push_at, take_back_at};
+use crate::sync::Ordering;
 use crate::worker::{WorkerThread, MECH_CENTRAL, MECH_PRIVATE, MECH_PUBLIC};
 use std::mem;
 use std::panic::{self, AssertUnwindSafe};
@@ -41,36 +45,86 @@ where
     RA: Send,
     RB: Send,
 {
-    let (mech, wt) = crate::worker::current_with_mech();
-    if mech == MECH_PRIVATE {
-        // SAFETY: with a mechanism the current worker is non-null, and it
-        // lives for the duration of this call.
-        join_in_worker::<_, _, _, _, MECH_PRIVATE>(unsafe { &*wt }, a, b)
+    let g = crate::worker::current_gate();
+    if (g.top.get() as usize) < g.limit.load(Ordering::Relaxed) {
+        join_private::<_, _, _, _, false>(g, a, b)
     } else {
-        join_other(mech, wt, a, b)
+        join_other(a, b)
     }
 }
 
-/// The public-deque path and calls from outside any pool, kept out of line so
-/// that their extra registers do not burden the private-queue path's frame.
+/// Every other case, kept out of line so that its extra registers do not
+/// burden the fast path's frame: a private queue whose limit is reached (full,
+/// an `UPDATE` due, or mail waiting), the public-deque and central-unit
+/// mechanisms, and calls from outside any pool.
 #[inline(never)]
-fn join_other<A, B, RA, RB>(mech: usize, wt: *const WorkerThread, a: A, b: B) -> (RA, RB)
+fn join_other<A, B, RA, RB>(a: A, b: B) -> (RA, RB)
 where
     A: FnOnce() -> RA + Send,
     B: FnOnce() -> RB + Send,
     RA: Send,
     RB: Send,
 {
-    if mech == MECH_PUBLIC {
-        // SAFETY: with a mechanism the current worker is non-null, and it
-        // lives for the duration of this call.
-        join_in_worker::<_, _, _, _, MECH_PUBLIC>(unsafe { &*wt }, a, b)
-    } else if mech == MECH_CENTRAL {
-        // SAFETY: as above.
-        join_central(unsafe { &*wt }, a, b)
-    } else {
-        join_cold(a, b)
+    let wt = WorkerThread::current();
+    if wt.is_null() {
+        return join_cold(a, b);
     }
+    // SAFETY: the current worker is non-null and lives for this whole call.
+    let wt = unsafe { &*wt };
+    match wt.mech {
+        PolicyKind::Messaging => join_private::<_, _, _, _, true>(&wt.mail().gate, a, b),
+        PolicyKind::WorkStealing => join_in_worker::<_, _, _, _, MECH_PUBLIC>(wt, a, b),
+        PolicyKind::Central(_) => join_central(wt, a, b),
+    }
+}
+
+/// `join` on a private queue (`adm-central`, `adm-hier`). `SLOW_PUSH`: the
+/// gate said no (the limit is reached), so the push goes through
+/// `push_slow`, which reports, answers mail and refreshes the limit.
+/// Otherwise the push is a store and a bump of the gate's top, and the
+/// take-back a load, a compare and a store; the job's owner and latch state
+/// are written only if the job leaves this worker (`JobHeader::prepare`).
+#[inline(always)]
+fn join_private<A, B, RA, RB, const SLOW_PUSH: bool>(g: &Gate, a: A, b: B) -> (RA, RB)
+where
+    A: FnOnce() -> RA + Send,
+    B: FnOnce() -> RB + Send,
+    RA: Send,
+    RB: Send,
+{
+    let job = StackJob::new(b, JobLatch);
+    let job_ref = job.as_job_ref();
+    g.count_join();
+    if SLOW_PUSH {
+        // SAFETY: only reached from `join_other` on a live worker.
+        unsafe { (*WorkerThread::current()).push_slow(job_ref) };
+    } else {
+        // SAFETY: `g` is this thread's gate and its top is below the limit,
+        // which never exceeds the end of the buffer.
+        unsafe { push_at(g, job_ref) };
+    }
+    let guard = JoinGuard::<B, RB, MECH_PRIVATE> { job: &job };
+    let ra = a();
+    mem::forget(guard);
+    // SAFETY: this thread's gate (a join ends on the worker it started on).
+    let rb = if unsafe { take_back_at(g, job_ref) } {
+        // SAFETY: we took our own job back, so nobody else has it.
+        unsafe { job.run_inline() }
+    } else {
+        take_back_slow_private(&job)
+    };
+    (ra, rb)
+}
+
+/// The private-queue take-back found something else on top: `b` was handed
+/// over, or tasks were received above it.
+#[cold]
+#[inline(never)]
+fn take_back_slow_private<B: FnOnce() -> RB, RB>(job: &StackJob<JobLatch, B, RB>) -> RB {
+    // SAFETY: a join runs on a worker; the current one is live.
+    let wt = unsafe { &*WorkerThread::current() };
+    wt.count_join_slow();
+    take_back_slow::<_, _, MECH_PRIVATE>(wt, job, wt.pop_newest::<MECH_PRIVATE>())
 }
 
 #[cold]
@@ -105,9 +159,14 @@ impl<F: FnOnce() -> R, R, const M: usize> Drop for JoinGuard<'_, F, R, M> {
 fn finish_after_panic<F: FnOnce() -> R, R, const M: usize>(job: &StackJob<JobLatch, F, R>) {
     // SAFETY: still on the worker that pushed `b`.
     let wt = unsafe { &*WorkerThread::current() };
+    if M == MECH_PRIVATE {
+        wt.count_join_slow();
+    }
     let _ = panic::catch_unwind(AssertUnwindSafe(|| take_back_slow::<_, _, M>(wt, job, wt.pop_newest::<M>())));
 }
 
+/// `join` on a public deque (`ws`): thieves take jobs without asking, so the
+/// job is prepared to run elsewhere before it is pushed.
 #[inline(always)]
 fn join_in_worker<A, B, RA, RB, const M: usize>(wt: &WorkerThread, a: A, b: B) -> (RA, RB)
 where
@@ -118,33 +177,20 @@ where
 {
     let job = StackJob::new(b, JobLatch);
     let job_ref = job.as_job_ref();
-    if M == MECH_PUBLIC {
-        // Thieves take jobs from a public deque without asking, so the job
-        // must be ready to run elsewhere from now on. (A private queue's job
-        // leaves only when its owner hands it over, which prepares it then.)
-        // SAFETY: not yet visible to other threads.
-        unsafe { JobHeader::prepare(job_ref.as_ptr(), wt.index) };
-    }
+    // SAFETY: not yet visible to other threads.
+    unsafe { JobHeader::prepare(job_ref.as_ptr(), wt.index) };
     wt.push_as::<M>(job_ref);
     let guard = JoinGuard::<B, RB, M> { job: &job };
     let ra = a();
     mem::forget(guard);
     // The common case: `b` is still the newest task here.
-    let rb = if M == MECH_PUBLIC {
-        match wt.pop_newest::<M>() {
-            Some(j) if j == job_ref => {
-                wt.count_inline_task();
-                // SAFETY: we popped our own job, so nobody else has it.
-                unsafe { job.run_inline() }
-            }
-            other => take_back_slow::<_, _, M>(wt, &job, other),
+    let rb = match wt.pop_newest::<M>() {
+        Some(j) if j == job_ref => {
+            wt.count_inline_task();
+            // SAFETY: we popped our own job, so nobody else has it.
+            unsafe { job.run_inline() }
         }
-    } else if wt.private.take_back(job_ref) {
-        wt.count_inline_task();
-        // SAFETY: we took our own job back, so nobody else has it.
-        unsafe { job.run_inline() }
-    } else {
-        take_back_slow::<_, _, M>(wt, &job, wt.pop_newest::<M>())
+        other => take_back_slow::<_, _, M>(wt, &job, other),
     };
     (ra, rb)
 }

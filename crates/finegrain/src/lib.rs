@@ -29,6 +29,8 @@
 
 mod sync;
 
+pub(crate) mod gate;
+
 #[cfg(all(test, loom))]
 mod loom_model;
 

@@ -10,11 +10,12 @@
 //! and FIFO pops at `base`. When `top` reaches the capacity the live part is
 //! moved down (or the buffer doubled) on the slow path.
 
+use crate::gate::Gate;
 use crate::job::{JobHeader, JobRef};
 use std::cell::Cell;
 use std::ptr;
 
-type Slot = *mut JobHeader;
+pub(crate) type Slot = *mut JobHeader;
 
 /// The live tasks are `base..top` (pointers into one allocation). The slot just
 /// below `base` always holds null: the allocation's first slot is a permanent
@@ -22,12 +23,15 @@ type Slot = *mut JobHeader;
 /// `top - 1`, can be read without comparing `top` with `base` first: if the
 /// queue is empty it reads null, which is no job. That makes the take-back
 /// that ends every `join` one load, one compare and one store.
+///
+/// `top` is not kept here but in the worker's [`Gate`], beside the spawn
+/// limit, so that a spawn reads both from one line (`gate.rs`).
 pub(crate) struct PrivateQueue {
     /// The allocation: `cap + 1` slots, the first of which stays null.
     alloc: Cell<*mut Slot>,
     cap: Cell<usize>,
     base: Cell<*mut Slot>,
-    top: Cell<*mut Slot>,
+    gate: *const Gate,
 }
 
 const INITIAL: usize = 256;
@@ -37,11 +41,33 @@ fn alloc(cap: usize) -> *mut Slot {
 }
 
 impl PrivateQueue {
-    pub(crate) fn new() -> Self {
+    /// An empty queue whose top lives in `gate`.
+    ///
+    /// # Safety
+    /// `gate` outlives the queue, and only the queue's owner touches its `top`.
+    pub(crate) unsafe fn new(gate: *const Gate) -> Self {
         let a = alloc(INITIAL);
         // SAFETY: slot 1 is inside the allocation of INITIAL + 1 slots.
         let start = unsafe { a.add(1) };
-        PrivateQueue { alloc: Cell::new(a), cap: Cell::new(INITIAL), base: Cell::new(start), top: Cell::new(start) }
+        let q = PrivateQueue { alloc: Cell::new(a), cap: Cell::new(INITIAL), base: Cell::new(start), gate };
+        q.set_top(start);
+        q
+    }
+
+    #[inline(always)]
+    fn gate(&self) -> &Gate {
+        // SAFETY: outlives the queue (`new`'s contract).
+        unsafe { &*self.gate }
+    }
+
+    #[inline(always)]
+    fn top(&self) -> *mut Slot {
+        self.gate().top.get() as *mut Slot
+    }
+
+    #[inline(always)]
+    fn set_top(&self, t: *mut Slot) {
+        self.gate().top.set(t as *mut ())
     }
 
     #[inline(always)]
@@ -53,13 +79,14 @@ impl PrivateQueue {
     #[inline(always)]
     pub(crate) fn len(&self) -> usize {
         // SAFETY: both point into the same allocation, base <= top.
-        unsafe { self.top.get().offset_from(self.base.get()) as usize }
+        unsafe { self.top().offset_from(self.base.get()) as usize }
     }
 
     /// Address of the next free slot: what the spawn limit is compared with.
+    #[cfg(test)]
     #[inline(always)]
     pub(crate) fn top_addr(&self) -> usize {
-        self.top.get() as usize
+        self.top() as usize
     }
 
     /// The address `top_addr` reaches when the queue holds `len` tasks, capped
@@ -73,19 +100,15 @@ impl PrivateQueue {
     /// Push when the caller's limit check has shown there is room.
     #[inline(always)]
     pub(crate) fn push_unchecked(&self, job: JobRef) {
-        let t = self.top.get();
-        // SAFETY: t is below the end (caller's contract); owner-only access.
-        unsafe {
-            debug_assert!(t < self.start().add(self.cap.get()));
-            *t = job.as_ptr();
-            self.top.set(t.add(1));
-        }
+        debug_assert!(self.top() < self.start().wrapping_add(self.cap.get()));
+        // SAFETY: room checked by the caller; we are the owner.
+        unsafe { push_at(self.gate(), job) }
     }
 
     /// Push, making room first if needed; returns the new length.
     pub(crate) fn push(&self, job: JobRef) -> usize {
         // SAFETY: one past the last slot of the allocation.
-        if self.top.get() == unsafe { self.start().add(self.cap.get()) } {
+        if self.top() == unsafe { self.start().add(self.cap.get()) } {
             self.make_room();
         }
         self.push_unchecked(job);
@@ -113,37 +136,28 @@ impl PrivateQueue {
         }
         self.base.set(dst);
         // SAFETY: len <= new_cap.
-        self.top.set(unsafe { dst.add(len) });
+        self.set_top(unsafe { dst.add(len) });
     }
 
     /// If `job` is the newest task, remove it and return true (a `join` taking
-    /// its second closure back).
-    #[inline(always)]
+    /// its second closure back). `join` itself calls [`take_back_at`].
+    #[cfg(test)]
     pub(crate) fn take_back(&self, job: JobRef) -> bool {
-        let t = self.top.get();
-        // SAFETY: `t - 1` is at least the slot below `base`, which is in the
-        // allocation and null when the queue is empty (see the type's docs).
-        unsafe {
-            let s = t.sub(1);
-            if *s == job.as_ptr() {
-                self.top.set(s);
-                return true;
-            }
-        }
-        false
+        // SAFETY: this queue's gate, used by its owner.
+        unsafe { take_back_at(self.gate(), job) }
     }
 
     /// Newest task (LIFO).
     #[inline(always)]
     pub(crate) fn pop_back(&self) -> Option<JobRef> {
-        let t = self.top.get();
+        let t = self.top();
         if t == self.base.get() {
             return None;
         }
         // SAFETY: base <= t - 1, a live slot holding a pointer from a JobRef.
         unsafe {
             let s = t.sub(1);
-            self.top.set(s);
+            self.set_top(s);
             Some(JobRef::from_ptr(*s))
         }
     }
@@ -152,7 +166,7 @@ impl PrivateQueue {
     #[inline]
     pub(crate) fn pop_front(&self) -> Option<JobRef> {
         let b = self.base.get();
-        if b == self.top.get() {
+        if b == self.top() {
             return None;
         }
         // SAFETY: b < top: a live slot holding a pointer from a JobRef. It is
@@ -160,15 +174,53 @@ impl PrivateQueue {
         unsafe {
             let j = JobRef::from_ptr(*b);
             *b = ptr::null_mut();
-            if b.add(1) == self.top.get() {
+            if b.add(1) == self.top() {
                 self.base.set(self.start());
-                self.top.set(self.start());
+                self.set_top(self.start());
             } else {
                 self.base.set(b.add(1));
             }
             Some(j)
         }
     }
+}
+
+/// The spawn's push, through the gate alone (`join` holds the gate, not the
+/// queue): store the job at `top` and bump it.
+///
+/// # Safety
+/// `g` is the gate of a private queue owned by the calling thread, and its
+/// `top` is below the end of the buffer (the caller compared it with the limit,
+/// which never exceeds the end).
+#[inline(always)]
+pub(crate) unsafe fn push_at(g: &Gate, job: JobRef) {
+    let t = g.top.get() as *mut Slot;
+    // SAFETY: `t` is a free slot inside the buffer (caller's contract).
+    unsafe {
+        *t = job.as_ptr();
+        g.top.set(t.add(1) as *mut ());
+    }
+}
+
+/// The `join`'s take-back, through the gate alone: if the newest slot holds
+/// `job`, pop it and return true. One load of the top, one of the slot, a
+/// compare and a store.
+///
+/// # Safety
+/// `g` is the gate of a private queue owned by the calling thread.
+#[inline(always)]
+pub(crate) unsafe fn take_back_at(g: &Gate, job: JobRef) -> bool {
+    let t = g.top.get() as *mut Slot;
+    // SAFETY: `t - 1` is at least the slot below `base`, which is in the
+    // allocation and null when the queue is empty (see `PrivateQueue`).
+    unsafe {
+        let s = t.sub(1);
+        if *s == job.as_ptr() {
+            g.top.set(s as *mut ());
+            return true;
+        }
+    }
+    false
 }
 
 impl Drop for PrivateQueue {
@@ -189,7 +241,9 @@ mod tests {
 
     #[test]
     fn lifo_fifo_and_growth() {
-        let q = PrivateQueue::new();
+        let g = Gate::new();
+        // SAFETY: `g` outlives `q` (declared first, dropped last).
+        let q = unsafe { PrivateQueue::new(&g) };
         for i in 0..1000 {
             q.push(fake(i));
         }
@@ -210,7 +264,9 @@ mod tests {
 
     #[test]
     fn take_back_only_the_newest() {
-        let q = PrivateQueue::new();
+        let g = Gate::new();
+        // SAFETY: `g` outlives `q` (declared first, dropped last).
+        let q = unsafe { PrivateQueue::new(&g) };
         // Empty: the slot below reads null, which matches no job.
         assert!(!q.take_back(fake(0)));
         q.push(fake(0));
@@ -240,7 +296,9 @@ mod tests {
 
     #[test]
     fn limit_addresses() {
-        let q = PrivateQueue::new();
+        let g = Gate::new();
+        // SAFETY: `g` outlives `q` (declared first, dropped last).
+        let q = unsafe { PrivateQueue::new(&g) };
         assert_eq!(q.addr_at_len(0), q.top_addr());
         q.push(fake(0));
         assert_eq!(q.addr_at_len(1), q.top_addr());

@@ -68,7 +68,9 @@ pub(crate) fn queue_op_costs(kind: crate::policy::PolicyKind) -> (f64, f64) {
                 (t1 - t0, t1.elapsed())
             }
             crate::policy::PolicyKind::Messaging => {
-                let q = crate::private_queue::PrivateQueue::new();
+                let g = crate::gate::Gate::new();
+                // SAFETY: `g` outlives `q` (declared first, dropped last).
+                let q = unsafe { crate::private_queue::PrivateQueue::new(&g) };
                 // SAFETY: `dummy` is non-null; the job is never executed.
                 let j = unsafe { JobRef::from_ptr(dummy) };
                 let t0 = Instant::now();

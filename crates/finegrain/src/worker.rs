@@ -6,6 +6,7 @@
 
 use crate::deque::{Deque, Steal};
 use crate::job::{JobHeader, JobRef};
+use crate::gate::Gate;
 use crate::mailbox::Mailbox;
 use crate::policy::adm::{ManagerNode, Tree};
 use crate::policy::{IdleAction, Order, PolicyKind, VictimOrder};
@@ -17,22 +18,37 @@ use crate::sync::{lock, AtomicUsize, Ordering};
 use std::cell::{Cell, RefCell};
 use std::ptr;
 
-/// The worker running on this thread, and its mechanism beside it (one of the
-/// `MECH_*` values), so that a spawn learns from one thread-local byte whether
-/// it runs on a worker and on which mechanism, without testing the pointer for
-/// null first. (Packing the two into one word costs two masking instructions
-/// per spawn, more than the second load.)
+/// The worker running on this thread, and the spawn gate `join` checks
+/// (`gate.rs`): its own mailbox's gate on a worker, [`NO_GATE`] elsewhere.
+/// The gate comes first so that a spawn's one thread-local load is the first
+/// word.
+#[repr(C)]
 struct Current {
-    mech: Cell<usize>,
+    gate: Cell<*const Gate>,
     worker: Cell<*const WorkerThread>,
 }
 
+/// The gate of threads outside any pool: its limit is zero, so every spawn
+/// there takes the slow path, which finds no worker and goes to the global
+/// pool.
+struct NoGate(Gate);
+
+// SAFETY: nothing ever writes to it: only the owner of a private queue
+// writes its gate's `top` and `joins`, senders write the `limit` of real
+// mailboxes, and a spawn that sees `top >= limit` writes nothing.
+unsafe impl Sync for NoGate {}
+
+static NO_GATE: NoGate = NoGate(Gate {
+    top: Cell::new(ptr::null_mut()),
+    limit: AtomicUsize::new(0),
+    #[cfg(feature = "stats")]
+    joins: Cell::new(0),
+});
+
 thread_local! {
-    static CURRENT: Current = const { Current { mech: Cell::new(MECH_NONE), worker: Cell::new(ptr::null()) } };
+    static CURRENT: Current = const { Current { gate: Cell::new(&NO_GATE.0), worker: Cell::new(ptr::null()) } };
 }
 
-/// Outside any pool.
-pub(crate) const MECH_NONE: usize = 0;
 /// On a worker with a public deque.
 pub(crate) const MECH_PUBLIC: usize = 1;
 /// On a worker with a private queue.
@@ -40,11 +56,18 @@ pub(crate) const MECH_PRIVATE: usize = 2;
 /// On a worker of a central-unit policy.
 pub(crate) const MECH_CENTRAL: usize = 3;
 
-/// The `MECH_*` value of the worker running on this thread, and the worker.
-/// The pointer is non-null exactly when the value is not `MECH_NONE`.
+/// This thread's spawn gate (never dangling: a worker's gate lives in its
+/// registry, which outlives the worker; otherwise [`NO_GATE`]).
 #[inline(always)]
-pub(crate) fn current_with_mech() -> (usize, *const WorkerThread) {
-    CURRENT.with(|c| (c.mech.get(), c.worker.get()))
+pub(crate) fn current_gate() -> &'static Gate {
+    // SAFETY: as above; `'static` is a stretch the callers do not exploit
+    // (they use it within one call on this thread, during which the worker,
+    // and so its registry, is alive).
+    // (The pointer is dereferenced outside the closure: returning a reference
+    // from `with` makes the compiler test it for null, the niche of the
+    // `Result` that `with` unwraps.)
+    let g = CURRENT.with(|c| c.gate.get());
+    unsafe { &*g }
 }
 
 /// Publish the calling worker's hot counters (before releasing a waiter, so
@@ -80,9 +103,12 @@ pub(crate) struct WorkerThread {
     rng: Cell<XorShift>,
     round: Cell<usize>,
     /// Hot counters, private to the worker and published to `counters` on
-    /// slow paths (whenever the worker looks for work or finishes an injected job).
+    /// slow paths (whenever the worker looks for work or finishes an injected
+    /// job). Joins on the private queue are counted once, in the gate, and
+    /// those whose take-back failed in `joins_slow`; see `flush_counters`.
     enqueues: Cell<u64>,
     tasks_run: Cell<u64>,
+    joins_slow: Cell<u64>,
     tracing: bool,
 }
 
@@ -96,7 +122,9 @@ impl WorkerThread {
             counters: &*registry.counters[index],
             mech: p.kind,
             order: p.order,
-            private: PrivateQueue::new(),
+            // SAFETY: the mailbox (and its gate) is the registry's, which
+            // outlives this worker; only this worker touches the gate's top.
+            private: unsafe { PrivateQueue::new(&*registry.mailboxes[index].gate) },
             report_at: Cell::new(if registry.num_threads() == 1 { usize::MAX } else { 1 }),
             mailbox: &*registry.mailboxes[index],
             tree: crate::worker_adm::tree_of(p, registry.num_threads()),
@@ -109,6 +137,7 @@ impl WorkerThread {
             round: Cell::new(0),
             enqueues: Cell::new(0),
             tasks_run: Cell::new(0),
+            joins_slow: Cell::new(0),
             tracing: registry.trace.is_some(),
         }
     }
@@ -121,18 +150,13 @@ impl WorkerThread {
 
     /// Install `self` as this thread's worker for the duration of `f`.
     pub(crate) fn run_as_current(&self, f: impl FnOnce()) {
-        let mech = match self.mech {
-            PolicyKind::WorkStealing => MECH_PUBLIC,
-            PolicyKind::Messaging => MECH_PRIVATE,
-            PolicyKind::Central(_) => MECH_CENTRAL,
-        };
         CURRENT.with(|c| {
             c.worker.set(self);
-            c.mech.set(mech);
+            c.gate.set(&*self.mail().gate);
         });
         f();
         CURRENT.with(|c| {
-            c.mech.set(MECH_NONE);
+            c.gate.set(&NO_GATE.0);
             c.worker.set(ptr::null());
         });
     }
@@ -177,8 +201,18 @@ impl WorkerThread {
     /// Publish the private hot counters.
     #[inline]
     pub(crate) fn flush_counters(&self) {
-        self.counters().publish(Counter::Enqueues, self.enqueues.get());
-        self.counters().publish(Counter::TasksRun, self.tasks_run.get());
+        // A private-queue join is one enqueue, and one inline run unless its
+        // take-back failed (then `take_back_slow` counted whatever ran).
+        let joins = self.mail().gate.joins();
+        self.counters().publish(Counter::Enqueues, self.enqueues.get().wrapping_add(joins));
+        self.counters().publish(Counter::TasksRun, self.tasks_run.get().wrapping_add(joins).wrapping_sub(self.joins_slow.get()));
+    }
+
+    /// A private-queue join's fast take-back failed (see `flush_counters`).
+    #[inline(always)]
+    pub(crate) fn count_join_slow(&self) {
+        #[cfg(feature = "stats")]
+        self.joins_slow.set(self.joins_slow.get().wrapping_add(1));
     }
 
     #[inline(always)]
@@ -210,7 +244,8 @@ impl WorkerThread {
             }
         } else {
             // One check covers a full buffer, a due UPDATE and waiting mail.
-            if self.private.top_addr() >= self.mail().limit.load(Ordering::Relaxed) {
+            let g = &self.mail().gate;
+            if g.top.get() as usize >= g.limit.load(Ordering::Relaxed) {
                 return self.push_slow(job);
             }
             self.private.push_unchecked(job);

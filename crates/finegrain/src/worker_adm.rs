@@ -170,10 +170,10 @@ impl WorkerThread {
     pub(crate) fn refresh_limit(&self) {
         let due = self.private.addr_at_len(self.report_at.get().max(1) - 1);
         let mb = self.mail();
-        mb.limit.store(due, Ordering::SeqCst);
+        mb.gate.limit.store(due, Ordering::SeqCst);
         crate::sync::full_fence();
         if mb.has_mail() {
-            mb.limit.store(0, Ordering::SeqCst);
+            mb.gate.limit.store(0, Ordering::SeqCst);
         }
     }
 

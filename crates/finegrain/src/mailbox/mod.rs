@@ -36,6 +36,7 @@ mod loom_tests;
 
 use crate::sync::{lock, AtomicBool, AtomicUsize, Mutex, Ordering, UnsafeCell};
 use crossbeam_utils::CachePadded;
+use crate::gate::Gate;
 use std::collections::VecDeque;
 use std::mem::MaybeUninit;
 
@@ -109,11 +110,12 @@ struct Slot {
 /// documentation for an example.
 pub struct Mailbox {
     signal: CachePadded<AtomicBool>,
-    /// The owner's spawn takes its slow path once its queue top reaches this.
-    /// The owner keeps it at "room left / next report due"; a sender drops it
-    /// to zero after delivering, so the owner's only check per spawn also
-    /// notices mail. See `WorkerThread::refresh_limit` for the ordering.
-    pub(crate) limit: CachePadded<AtomicUsize>,
+    /// The owner's spawn gate (`gate.rs`): its queue top and the limit the
+    /// top may not reach. The owner keeps the limit at "room left / next
+    /// report due"; a sender drops it to zero after delivering, so the owner's
+    /// only check per spawn also notices mail. See
+    /// `WorkerThread::refresh_limit` for the ordering.
+    pub(crate) gate: CachePadded<Gate>,
     tail: CachePadded<AtomicUsize>,
     head: CachePadded<AtomicUsize>,
     slots: Box<[Slot]>,
@@ -148,7 +150,7 @@ impl Mailbox {
     pub fn new() -> Self {
         Mailbox {
             signal: CachePadded::new(AtomicBool::new(false)),
-            limit: CachePadded::new(AtomicUsize::new(0)),
+            gate: CachePadded::new(Gate::new()),
             tail: CachePadded::new(AtomicUsize::new(0)),
             head: CachePadded::new(AtomicUsize::new(0)),
             slots: (0..RING).map(|i| Slot { seq: AtomicUsize::new(i), msg: UnsafeCell::new(MaybeUninit::uninit()) }).collect(),
@@ -202,7 +204,7 @@ impl Mailbox {
         // publish plus a SeqCst signal store is not enough in the C11 model).
         crate::sync::full_fence();
         self.signal.store(true, Ordering::SeqCst);
-        self.limit.store(0, Ordering::SeqCst);
+        self.gate.limit.store(0, Ordering::SeqCst);
     }
 
     /// Receiver only: clear the signal before draining, so a message sent during
