@@ -164,7 +164,7 @@ fn sum_serial(t: &[Node], i: u32) -> u64 {
 fn sum_finegrain(t: &[Node], i: u32) -> u64 {
     let n = t[i as usize];
     if n.right != NONE {
-        let (a, b) = finegrain::join(|| sum_finegrain(t, n.left), || sum_finegrain(t, n.right));
+        let (a, b) = finegrain::join(move || sum_finegrain(t, n.left), move || sum_finegrain(t, n.right));
         n.value + a + b
     } else if n.left != NONE {
         n.value + sum_finegrain(t, n.left)
@@ -176,7 +176,7 @@ fn sum_finegrain(t: &[Node], i: u32) -> u64 {
 fn sum_rayon(t: &[Node], i: u32) -> u64 {
     let n = t[i as usize];
     if n.right != NONE {
-        let (a, b) = rayon::join(|| sum_rayon(t, n.left), || sum_rayon(t, n.right));
+        let (a, b) = rayon::join(move || sum_rayon(t, n.left), move || sum_rayon(t, n.right));
         n.value + a + b
     } else if n.left != NONE {
         n.value + sum_rayon(t, n.left)
