@@ -18,8 +18,10 @@
 use std::fmt;
 
 pub mod io;
+mod par;
 mod set_a;
 mod set_b;
+mod shared;
 pub mod util;
 
 /// Input size: `Test` runs in milliseconds (unit tests), `Small` in tens of

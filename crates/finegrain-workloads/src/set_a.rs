@@ -7,8 +7,6 @@ use crate::Workload;
 mod check;
 mod digest;
 mod graph;
-mod par;
-mod shared;
 mod sparse;
 
 mod bfs;

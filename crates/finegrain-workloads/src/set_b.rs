@@ -1,7 +1,6 @@
 //! Workloads of set B: graph, image, solver and database kernels from 000
 //! (sections 5.2 and 6.4) and 002 (section 5.3).
 
-mod backend;
 mod binomial;
 mod canneal;
 mod canny;

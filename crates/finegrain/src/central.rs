@@ -144,7 +144,7 @@ impl WorkerThread {
         self.count_enqueue();
         // SAFETY: not yet visible to other threads.
         unsafe { JobHeader::prepare(job.as_ptr(), self.index) };
-        let e = match self.central_policy() {
+        match self.central_policy() {
             Central::Carbon(c) => {
                 let e = Entry { key: self.next_key(GlobalOrder::Lifo, path), job, path, from: self.index };
                 self.carbon_enqueue(c, e);
@@ -160,8 +160,7 @@ impl WorkerThread {
                 self.to_global(std::iter::once(e));
                 e
             }
-        };
-        e
+        }
     }
 
     /// A spawn (scope, phase, graph): the task runs at `path.child(0)`, the

@@ -178,7 +178,8 @@ impl<'a> GraphRun<'a> {
     }
 
     fn schedule(&self, n: Arc<Node<'a>>) {
-        let ptr = RunPtr(self as *const GraphRun<'a> as *const GraphRun<'static>);
+        // (Raw pointers carry no lifetime checks: the cast only names the erased type.)
+        let ptr = RunPtr((self as *const GraphRun<'a>).cast::<GraphRun<'static>>());
         // The node's lifetime is erased alongside the run's; both outlive the job.
         // SAFETY: same layout, lifetimes only.
         let n: Arc<Node<'static>> = unsafe { std::mem::transmute::<Arc<Node<'a>>, Arc<Node<'static>>>(n) };

@@ -8,12 +8,16 @@
 //! left while another thread may still touch `b` — also when `a` panics: a drop
 //! guard then finishes `b` before the unwinding continues.
 //!
-//! The two mechanisms get separate, monomorphised fast paths so each spawn pays
-//! for exactly one branch on the policy. Under the message-based policies a
-//! spawn is: write the job (its function pointer and captures), one compare of
-//! the queue top against the queue's limit, store the slot, bump the top; and
-//! taking it back is a load, a compare and a store (`PrivateQueue::take_back`).
-//! The job's owner and latch state are written only if it leaves the worker.
+//! The fast path is the private queue's (`adm-central`, `adm-hier`): the
+//! spawn gate (`gate.rs`) holds the queue top and the limit side by side, and
+//! the thread-local points at it, so a spawn is one thread-local load, one
+//! compare of the top against the limit, the job's function pointer and
+//! captures, a store and a bump; the take-back is a load, a compare and a
+//! store (`private_queue::take_back_at`). The job's owner and latch state are
+//! written only if it leaves the worker. Every other case (limit reached, a
+//! public deque, a central unit, no pool) fails the same compare, because its
+//! gate's limit is zero, and goes out of line to `join_other`, which
+//! dispatches on the policy.
 
 use crate::gate::Gate;
 use crate::job::{JobHeader, JobLatch, JobRef, StackJob};

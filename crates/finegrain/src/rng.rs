@@ -20,6 +20,6 @@ impl XorShift {
     /// Uniform in `0..n` (n > 0), by multiply-shift.
     #[inline]
     pub fn below(&mut self, n: usize) -> usize {
-        ((self.next_u64() >> 32) * n as u64 >> 32) as usize
+        (((self.next_u64() >> 32) * n as u64) >> 32) as usize
     }
 }

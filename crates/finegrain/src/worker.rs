@@ -5,8 +5,8 @@
 //! many tasks to take and whether to spin, yield or park.
 
 use crate::deque::{Deque, Steal};
-use crate::job::{JobHeader, JobRef};
 use crate::gate::Gate;
+use crate::job::{JobHeader, JobRef};
 use crate::mailbox::Mailbox;
 use crate::policy::adm::{ManagerNode, Tree};
 use crate::policy::{IdleAction, Order, PolicyKind, VictimOrder};

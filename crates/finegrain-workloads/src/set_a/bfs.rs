@@ -14,7 +14,7 @@
 
 use super::digest::{combine, digest};
 use super::graph::{rmat, Adj, Direction};
-use super::par::{Finegrain, Par, Rayon, Serial};
+use crate::par::{Finegrain, Par, Rayon, Serial};
 use crate::util::SplitMix64;
 use crate::{Instance, Output, Size, Workload};
 use std::sync::atomic::{AtomicU32, Ordering::Relaxed};

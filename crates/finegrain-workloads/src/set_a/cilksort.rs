@@ -9,7 +9,7 @@
 //! at a few thousand instructions.
 
 use super::digest::digest;
-use super::par::{Finegrain, Par, Rayon, Serial};
+use crate::par::{Finegrain, Par, Rayon, Serial};
 use crate::util::SplitMix64;
 use crate::{Instance, Output, Size, Workload};
 

@@ -6,7 +6,7 @@
 //! so the parallel versions hash their output with a parallel loop instead of a
 //! serial FNV pass that would dominate the run time of the memory-bound kernels.
 
-use super::par::Par;
+use crate::par::Par;
 
 const GOLDEN: u64 = 0x9E37_79B9_7F4A_7C15;
 
@@ -35,8 +35,8 @@ pub fn combine(hashes: &[u64]) -> u64 {
 
 #[cfg(test)]
 mod tests {
-    use super::super::par::{Finegrain, Serial};
     use super::*;
+    use crate::par::{Finegrain, Serial};
 
     #[test]
     fn order_sensitive_and_backend_independent() {

@@ -11,7 +11,7 @@
 //! multiply-add: 4096 fused multiply-adds, a few thousand instructions.
 
 use super::check::close;
-use super::par::{Finegrain, Par, Rayon, Serial};
+use crate::par::{Finegrain, Par, Rayon, Serial};
 use crate::util::SplitMix64;
 use crate::{Instance, Output, Size, Workload};
 

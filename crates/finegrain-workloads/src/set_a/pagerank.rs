@@ -11,8 +11,8 @@
 
 use super::check::close;
 use super::graph::{rmat, Adj, Direction};
-use super::par::{Finegrain, Par, Rayon};
-use super::shared::SharedMut;
+use crate::par::{Finegrain, Par, Rayon};
+use crate::shared::SharedMut;
 use crate::{Instance, Output, Size, Workload};
 
 pub struct PageRank;

@@ -10,10 +10,10 @@
 //! check still allows for rounding (tolerance below) so peers may reorder.
 
 use super::check::close;
-use super::par::{Finegrain, Par, Rayon};
-use super::shared::SharedMut;
 use super::sparse::random_csr;
 use crate::io::Csr;
+use crate::par::{Finegrain, Par, Rayon};
+use crate::shared::SharedMut;
 use crate::util::SplitMix64;
 use crate::{Instance, Output, Size, Workload};
 

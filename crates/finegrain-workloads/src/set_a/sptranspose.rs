@@ -12,10 +12,10 @@
 //! times (odd, so the result is A^T) to make the run long enough to time.
 
 use super::digest::{combine, digest};
-use super::par::{Finegrain, Par, Rayon, Serial};
-use super::shared::SharedMut;
 use super::sparse::random_csr;
 use crate::io::Csr;
+use crate::par::{Finegrain, Par, Rayon, Serial};
+use crate::shared::SharedMut;
 use crate::util::SplitMix64;
 use crate::{Instance, Output, Size, Workload};
 use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};

@@ -10,8 +10,8 @@
 //! is A^T and a version that wrote nothing could not match.
 
 use super::digest::digest;
-use super::par::{Finegrain, Par, Rayon, Serial};
-use super::shared::SharedMut;
+use crate::par::{Finegrain, Par, Rayon, Serial};
+use crate::shared::SharedMut;
 use crate::util::SplitMix64;
 use crate::{Instance, Output, Size, Workload};
 use std::ops::Range;

@@ -5,8 +5,8 @@
 
 mod lattice;
 
-use super::backend::{Fg, Par, Ry};
 use super::tolerance::check_floats;
+use crate::par::{Finegrain, Par, Rayon};
 use crate::util::SplitMix64;
 use crate::{Instance, Output, Size, Workload};
 use lattice::{Contract, Lattice};
@@ -69,9 +69,9 @@ struct BinomialInstance {
 }
 
 impl BinomialInstance {
-    fn parallel_on<P: Par>(&self, par: &P) -> Output {
+    fn parallel_on<P: Par>(&self, par: P) -> Output {
         let mut prices = vec![0.0; self.contracts.len()];
-        par.chunks_mut(&mut prices, 1, |k, out| {
+        par.for_each_chunk_mut(&mut prices, 1, |k, out| {
             let c = &self.contracts[k];
             let lattice = Lattice::new(c);
             out[0] = if c.steps >= DEEP { lattice.price_parallel(par) } else { lattice.price_serial() };
@@ -90,10 +90,10 @@ impl Instance for BinomialInstance {
         Output::Floats(self.contracts.iter().map(|c| Lattice::new(c).price_serial()).collect())
     }
     fn parallel(&self) -> Output {
-        self.parallel_on(&Fg)
+        self.parallel_on(Finegrain)
     }
     fn rayon(&self) -> Option<Output> {
-        Some(self.parallel_on(&Ry))
+        Some(self.parallel_on(Rayon))
     }
     fn check(&self, reference: &Output, got: &Output) -> Result<(), String> {
         check_floats(reference, got, TOLERANCE)
@@ -129,7 +129,7 @@ mod tests {
         let pool = finegrain::Pool::new(3, "ws").unwrap();
         for steps in [1, 15, 16, 17, 255, 256, 257, 1000] {
             let l = Lattice::new(&put(steps));
-            assert_eq!(l.price_serial().to_bits(), pool.install(|| l.price_parallel(&Fg)).to_bits(), "{steps} steps");
+            assert_eq!(l.price_serial().to_bits(), pool.install(|| l.price_parallel(Finegrain)).to_bits(), "{steps} steps");
         }
     }
 }

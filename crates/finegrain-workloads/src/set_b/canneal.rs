@@ -7,7 +7,7 @@
 mod anneal;
 mod netlist;
 
-use super::backend::{Fg, Ry};
+use crate::par::{Finegrain, Rayon};
 use crate::{Instance, Output, Size, Workload};
 use anneal::Schedule;
 use netlist::Netlist;
@@ -59,10 +59,10 @@ impl Instance for CannealInstance {
         output(anneal::serial(&self.net, &self.schedule))
     }
     fn parallel(&self) -> Output {
-        output(anneal::parallel(&Fg, &self.net, &self.schedule))
+        output(anneal::parallel(Finegrain, &self.net, &self.schedule))
     }
     fn rayon(&self) -> Option<Output> {
-        Some(output(anneal::parallel(&Ry, &self.net, &self.schedule)))
+        Some(output(anneal::parallel(Rayon, &self.net, &self.schedule)))
     }
 }
 
@@ -79,6 +79,6 @@ mod tests {
         assert!(accepted > 0);
         assert!(10 * after < 7 * before, "{after} not well below {before}");
         let pool = finegrain::Pool::new(3, "ws").unwrap();
-        assert_eq!(pool.install(|| anneal::parallel(&Fg, &net, &schedule)), (after, accepted));
+        assert_eq!(pool.install(|| anneal::parallel(Finegrain, &net, &schedule)), (after, accepted));
     }
 }

@@ -4,8 +4,8 @@
 mod matrix;
 mod solve;
 
-use super::backend::{Fg, Ry};
 use super::tolerance::check_floats;
+use crate::par::{Finegrain, Rayon};
 use crate::util::SplitMix64;
 use crate::{Instance, Output, Size, Workload};
 use matrix::Csr;
@@ -60,10 +60,10 @@ impl Instance for CgInstance {
         Output::Floats(solve::serial(&self.a, &self.b, self.iterations))
     }
     fn parallel(&self) -> Output {
-        Output::Floats(solve::parallel(&Fg, &self.a, &self.b, self.iterations))
+        Output::Floats(solve::parallel(Finegrain, &self.a, &self.b, self.iterations))
     }
     fn rayon(&self) -> Option<Output> {
-        Some(Output::Floats(solve::parallel(&Ry, &self.a, &self.b, self.iterations)))
+        Some(Output::Floats(solve::parallel(Rayon, &self.a, &self.b, self.iterations)))
     }
     fn check(&self, reference: &Output, got: &Output) -> Result<(), String> {
         check_floats(reference, got, TOLERANCE)

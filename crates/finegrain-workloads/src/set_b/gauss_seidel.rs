@@ -3,7 +3,7 @@
 
 mod grid;
 
-use super::backend::{Fg, Ry};
+use crate::par::{Finegrain, Rayon};
 use crate::{Instance, Output, Size, Workload};
 use grid::Grid;
 
@@ -52,14 +52,14 @@ impl Instance for GsInstance {
     fn parallel(&self) -> Output {
         let mut g = self.start.clone();
         for _ in 0..self.sweeps {
-            g.sweep(&Fg);
+            g.sweep(Finegrain);
         }
         g.digest()
     }
     fn rayon(&self) -> Option<Output> {
         let mut g = self.start.clone();
         for _ in 0..self.sweeps {
-            g.sweep(&Ry);
+            g.sweep(Rayon);
         }
         Some(g.digest())
     }
@@ -87,7 +87,7 @@ mod tests {
         let g = Grid::new(40, 5);
         let (mut a, mut b) = (g.clone(), g);
         a.sweep_serial();
-        finegrain::Pool::new(3, "ws").unwrap().install(|| b.sweep(&Fg));
+        finegrain::Pool::new(3, "ws").unwrap().install(|| b.sweep(Finegrain));
         assert_eq!(a.digest(), b.digest());
     }
 }

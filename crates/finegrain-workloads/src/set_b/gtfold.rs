@@ -9,7 +9,7 @@ mod dataflow;
 mod energy;
 mod wavefront;
 
-use super::backend::{Fg, Ry};
+use crate::par::{Finegrain, Rayon};
 use crate::util::digest_u64;
 use crate::{Instance, Output, Size, Workload};
 use energy::Table;
@@ -88,13 +88,13 @@ impl Instance for GtfoldInstance {
     }
     fn parallel(&self) -> Output {
         digest(match self.schedule {
-            Schedule::Diagonals => wavefront::parallel(&Fg, &self.seq),
+            Schedule::Diagonals => wavefront::parallel(Finegrain, &self.seq),
             Schedule::Dataflow => dataflow::graph(&self.seq),
         })
     }
     fn rayon(&self) -> Option<Output> {
         Some(digest(match self.schedule {
-            Schedule::Diagonals => wavefront::parallel(&Ry, &self.seq),
+            Schedule::Diagonals => wavefront::parallel(Rayon, &self.seq),
             Schedule::Dataflow => dataflow::rayon(&self.seq),
         }))
     }
@@ -126,7 +126,7 @@ mod tests {
         let seq = energy::random_sequence(53, 4);
         let want: Vec<u64> = wavefront::serial(&seq).packed().collect();
         let pool = finegrain::Pool::new(3, "ws").unwrap();
-        assert_eq!(pool.install(|| wavefront::parallel(&Fg, &seq)).packed().collect::<Vec<_>>(), want);
+        assert_eq!(pool.install(|| wavefront::parallel(Finegrain, &seq)).packed().collect::<Vec<_>>(), want);
         assert_eq!(pool.install(|| dataflow::graph(&seq)).packed().collect::<Vec<_>>(), want);
         assert_eq!(dataflow::rayon(&seq).packed().collect::<Vec<_>>(), want);
     }

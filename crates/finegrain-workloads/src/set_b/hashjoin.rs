@@ -5,7 +5,7 @@
 mod partitioned;
 mod table;
 
-use super::backend::{Fg, Ry};
+use crate::par::{Finegrain, Rayon};
 use crate::util::SplitMix64;
 use crate::{Instance, Output, Size, Workload};
 use table::{Matches, Table, Tuple};
@@ -72,15 +72,15 @@ impl Instance for JoinInstance {
         output(m)
     }
     fn parallel(&self) -> Output {
-        let r = partitioned::partition(&Fg, &self.r, self.bits);
-        let s = partitioned::partition(&Fg, &self.s, self.bits);
-        let tables = partitioned::build(&Fg, &r);
+        let r = partitioned::partition(Finegrain, &self.r, self.bits);
+        let s = partitioned::partition(Finegrain, &self.s, self.bits);
+        let tables = partitioned::build(Finegrain, &r);
         output(partitioned::probe_finegrain(&tables, &s))
     }
     fn rayon(&self) -> Option<Output> {
-        let r = partitioned::partition(&Ry, &self.r, self.bits);
-        let s = partitioned::partition(&Ry, &self.s, self.bits);
-        let tables = partitioned::build(&Ry, &r);
+        let r = partitioned::partition(Rayon, &self.r, self.bits);
+        let s = partitioned::partition(Rayon, &self.s, self.bits);
+        let tables = partitioned::build(Rayon, &r);
         Some(output(partitioned::probe_rayon(&tables, &s)))
     }
 }
@@ -115,7 +115,7 @@ mod tests {
     #[test]
     fn partitions_keep_every_tuple() {
         let input: Vec<Tuple> = (0..200_000).map(|i| Tuple { key: i * 7 % 1000, payload: i }).collect();
-        let p = finegrain::Pool::new(4, "ws").unwrap().install(|| partitioned::partition(&Fg, &input, 4));
+        let p = finegrain::Pool::new(4, "ws").unwrap().install(|| partitioned::partition(Finegrain, &input, 4));
         let mut got = p.tuples.clone();
         got.sort_by_key(|t| t.payload);
         assert_eq!(got, input);

@@ -5,7 +5,7 @@ mod network;
 mod serial;
 mod synchronous;
 
-use super::backend::{Fg, Ry};
+use crate::par::{Finegrain, Rayon};
 use crate::{Instance, Output, Size, Workload};
 use network::Network;
 
@@ -48,10 +48,10 @@ impl Instance for MaxFlowInstance {
         Output::Int(serial::max_flow(&self.net).0 as u64)
     }
     fn parallel(&self) -> Output {
-        Output::Int(synchronous::max_flow(&Fg, &self.net) as u64)
+        Output::Int(synchronous::max_flow(Finegrain, &self.net) as u64)
     }
     fn rayon(&self) -> Option<Output> {
-        Some(Output::Int(synchronous::max_flow(&Ry, &self.net) as u64))
+        Some(Output::Int(synchronous::max_flow(Rayon, &self.net) as u64))
     }
 }
 
@@ -82,7 +82,7 @@ mod tests {
         for seed in 0..20 {
             let net = Network::random_levels(2 + seed as usize % 5, 3 + seed as usize, seed);
             let want = serial::max_flow(&net).0;
-            assert_eq!(pool.install(|| synchronous::max_flow(&Fg, &net)), want, "seed {seed}");
+            assert_eq!(pool.install(|| synchronous::max_flow(Finegrain, &net)), want, "seed {seed}");
         }
     }
 }

@@ -5,7 +5,7 @@
 mod add;
 mod vectors;
 
-use super::backend::{Fg, Ry};
+use crate::par::{Finegrain, Rayon};
 use crate::util::SplitMix64;
 use crate::{Instance, Output, Size, Workload};
 use vectors::{Pair, Pool};
@@ -52,10 +52,10 @@ impl Instance for SvaInstance {
         add::serial(&self.pool, &self.pairs)
     }
     fn parallel(&self) -> Output {
-        add::parallel(&Fg, &self.pool, &self.pairs)
+        add::parallel(Finegrain, &self.pool, &self.pairs)
     }
     fn rayon(&self) -> Option<Output> {
-        Some(add::parallel(&Ry, &self.pool, &self.pairs))
+        Some(add::parallel(Rayon, &self.pool, &self.pairs))
     }
 }
 

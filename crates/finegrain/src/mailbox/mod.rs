@@ -34,9 +34,9 @@
 #[cfg(all(test, loom))]
 mod loom_tests;
 
+use crate::gate::Gate;
 use crate::sync::{lock, AtomicBool, AtomicUsize, Mutex, Ordering, UnsafeCell};
 use crossbeam_utils::CachePadded;
-use crate::gate::Gate;
 use std::collections::VecDeque;
 use std::mem::MaybeUninit;
 

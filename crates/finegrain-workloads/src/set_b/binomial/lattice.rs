@@ -10,7 +10,7 @@
 //! node is computed by [`Lattice::node`] from the same two values as in the
 //! serial order, so the prices are bit-identical.
 
-use crate::set_b::backend::Par;
+use crate::par::Par;
 
 /// Levels per band and output nodes per block: a task is about
 /// `BLOCK * BAND` node updates, a few tens of thousands of instructions, with
@@ -76,9 +76,9 @@ impl Lattice {
         v[0]
     }
 
-    pub fn price_parallel<P: Par>(&self, par: &P) -> f64 {
+    pub fn price_parallel<P: Par>(&self, par: P) -> f64 {
         let mut cur: Vec<f64> = vec![0.0; self.steps + 1];
-        par.chunks_mut(&mut cur, BLOCK, |start, part| {
+        par.for_each_chunk_mut(&mut cur, BLOCK, |start, part| {
             for (k, v) in part.iter_mut().enumerate() {
                 *v = self.exercise(self.steps, start + k);
             }
@@ -88,7 +88,7 @@ impl Lattice {
         while level > 0 {
             let to = level.saturating_sub(BAND);
             let input = &cur[..=level];
-            par.chunks_mut(&mut next[..=to], BLOCK, |lo, out| self.trapezoid(input, level, to, lo, out));
+            par.for_each_chunk_mut(&mut next[..=to], BLOCK, |lo, out| self.trapezoid(input, level, to, lo, out));
             std::mem::swap(&mut cur, &mut next);
             level = to;
         }

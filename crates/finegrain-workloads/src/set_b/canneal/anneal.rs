@@ -16,7 +16,7 @@
 //! the serial run and every parallel schedule make the same decisions.
 
 use super::netlist::Netlist;
-use crate::set_b::backend::Par;
+use crate::par::Par;
 use crate::util::SplitMix64;
 use std::sync::atomic::{AtomicU32, Ordering::Relaxed};
 
@@ -102,14 +102,14 @@ pub fn serial(net: &Netlist, s: &Schedule) -> Result {
     (net.routing_cost(|e| loc[e].load(Relaxed)), accepted)
 }
 
-pub fn parallel<P: Par>(par: &P, net: &Netlist, s: &Schedule) -> Result {
+pub fn parallel<P: Par>(par: P, net: &Netlist, s: &Schedule) -> Result {
     let n = net.elements();
     let loc: Vec<AtomicU32> = net.start.iter().map(|&l| AtomicU32::new(l)).collect();
     let claim: Vec<AtomicU32> = (0..n).map(|_| AtomicU32::new(FREE)).collect();
     let mut accepted_at = vec![false; s.batch];
     let (mut t, mut accepted) = (s.start_temperature, 0u64);
     for step in 0..s.steps {
-        par.chunks(0..s.batch, GRAIN * 4, |r| {
+        par.for_each_chunk(0..s.batch, GRAIN * 4, |r| {
             for k in r {
                 let (a, b, _) = proposal(s, n, step, k);
                 claim[a].fetch_min(k as u32, Relaxed);
@@ -117,7 +117,7 @@ pub fn parallel<P: Par>(par: &P, net: &Netlist, s: &Schedule) -> Result {
             }
         });
         let temperature = t;
-        par.chunks_mut(&mut accepted_at, GRAIN, |first, part| {
+        par.for_each_chunk_mut(&mut accepted_at, GRAIN, |first, part| {
             for (i, acc) in part.iter_mut().enumerate() {
                 let k = first + i;
                 let (a, b, r) = proposal(s, n, step, k);
@@ -126,7 +126,7 @@ pub fn parallel<P: Par>(par: &P, net: &Netlist, s: &Schedule) -> Result {
             }
         });
         let decided = &accepted_at;
-        accepted += par.fold(
+        accepted += par.fold_chunks(
             0..s.batch,
             GRAIN * 4,
             || 0u64,

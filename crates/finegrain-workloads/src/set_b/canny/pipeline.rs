@@ -2,7 +2,7 @@
 //! driven serially, by finegrain's 2-D loops, and by Rayon over rows.
 
 use super::stages::{self, Dims, Gradient};
-use crate::set_b::backend::fill_2d;
+use crate::par::fill_2d;
 use rayon::prelude::*;
 
 /// Pixel classes (`NONE`, `WEAK`, `STRONG`) ready for hysteresis.

@@ -4,7 +4,7 @@
 //! (reductions), and scaled vector additions (short, regular).
 
 use super::matrix::Csr;
-use crate::set_b::backend::Par;
+use crate::par::Par;
 
 /// Rows per task of the product: about 7 nonzeros each, so a few thousand
 /// instructions.
@@ -36,25 +36,25 @@ pub fn serial(a: &Csr, b: &[f64], iterations: usize) -> Vec<f64> {
     x
 }
 
-pub fn parallel<P: Par>(par: &P, a: &Csr, b: &[f64], iterations: usize) -> Vec<f64> {
+pub fn parallel<P: Par>(par: P, a: &Csr, b: &[f64], iterations: usize) -> Vec<f64> {
     let n = a.n;
     let (mut x, mut r, mut p, mut q) = (vec![0.0; n], b.to_vec(), b.to_vec(), vec![0.0; n]);
     let mut rr = par.reduce(0..n, || 0.0, |i| r[i] * r[i], |s, t| s + t);
     for _ in 0..iterations {
-        par.chunks_mut(&mut q, ROW_GRAIN, |start, part| {
+        par.for_each_chunk_mut(&mut q, ROW_GRAIN, |start, part| {
             for (k, qi) in part.iter_mut().enumerate() {
                 *qi = a.row_dot(start + k, &p);
             }
         });
         let pq = par.reduce(0..n, || 0.0, |i| p[i] * q[i], |s, t| s + t);
         let alpha = rr / pq;
-        par.chunks_mut(&mut x, VEC_GRAIN, |start, part| {
+        par.for_each_chunk_mut(&mut x, VEC_GRAIN, |start, part| {
             for (k, xi) in part.iter_mut().enumerate() {
                 *xi += alpha * p[start + k];
             }
         });
         // The residual update and its norm in one pass.
-        let rr_new = par.fold_mut(
+        let rr_new = par.fold_chunks_mut(
             &mut r,
             VEC_GRAIN,
             || 0.0,
@@ -69,7 +69,7 @@ pub fn parallel<P: Par>(par: &P, a: &Csr, b: &[f64], iterations: usize) -> Vec<f
         );
         let beta = rr_new / rr;
         rr = rr_new;
-        par.chunks_mut(&mut p, VEC_GRAIN, |start, part| {
+        par.for_each_chunk_mut(&mut p, VEC_GRAIN, |start, part| {
             for (k, pi) in part.iter_mut().enumerate() {
                 *pi = r[start + k] + beta * *pi;
             }

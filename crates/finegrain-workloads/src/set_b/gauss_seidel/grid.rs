@@ -8,7 +8,7 @@
 //! `k - 1 + s` and `k + s` of the other colour's row `i`; its vertical
 //! neighbours `(i +- 1, j)` are entry `k` of the other colour's rows `i +- 1`.
 
-use crate::set_b::backend::Par;
+use crate::par::Par;
 use crate::util::{digest_u64, SplitMix64};
 use crate::Output;
 
@@ -117,13 +117,13 @@ impl Grid {
     }
 
     /// One sweep, each colour a parallel loop over rows.
-    pub fn sweep<P: Par>(&mut self, par: &P) {
+    pub fn sweep<P: Par>(&mut self, par: P) {
         let rows: Vec<usize> = (1..self.side).map(|i| i * self.half).collect();
         for c in 0..2 {
             let mut u = std::mem::take(&mut self.u[c]);
             let (half, this) = (self.half, &*self);
             // Segments are the interior rows 1..side-1 of the colour's array.
-            par.segments_mut(&mut u[half..(this.side - 1) * half], &shift(&rows, half), ROW_GRAIN, |r, part| {
+            par.for_each_segment_mut(&mut u[half..(this.side - 1) * half], &shift(&rows, half), ROW_GRAIN, |r, part| {
                 for (n, row) in part.chunks_mut(half).enumerate() {
                     this.relax_row(c, r.start + 1 + n, row);
                 }

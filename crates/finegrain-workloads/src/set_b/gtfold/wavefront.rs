@@ -3,7 +3,7 @@
 //! short phases whose tasks are either short or about 40 times longer.
 
 use super::energy::Table;
-use crate::set_b::backend::Par;
+use crate::par::Par;
 
 /// Cells per task: one long cell is a few thousand instructions.
 const GRAIN: usize = 2;
@@ -20,11 +20,11 @@ pub fn serial(seq: &[u8]) -> Table {
     t
 }
 
-pub fn parallel<P: Par>(par: &P, seq: &[u8]) -> Table {
+pub fn parallel<P: Par>(par: P, seq: &[u8]) -> Table {
     let n = seq.len();
     let t = Table::new(n);
     for d in 0..n {
-        par.chunks(0..n - d, GRAIN, |r| {
+        par.for_each_chunk(0..n - d, GRAIN, |r| {
             for i in r {
                 t.fill(seq, i, i + d);
             }

@@ -10,7 +10,7 @@
 //! stolen.
 
 use super::table::{hash, Matches, Table, Tuple};
-use crate::set_b::backend::Par;
+use crate::par::Par;
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 
 /// Tuples per partitioning task.
@@ -40,13 +40,13 @@ fn partition_of(key: u32, bits: u32) -> usize {
 /// then each chunk scatters its tuples to the slots a prefix sum gave it.
 /// Chunks are fixed, not scheduler-chosen, so the order inside a partition is
 /// the input order whatever the schedule.
-pub fn partition<P: Par>(par: &P, input: &[Tuple], bits: u32) -> Partitioned {
+pub fn partition<P: Par>(par: P, input: &[Tuple], bits: u32) -> Partitioned {
     let parts = 1usize << bits;
     let chunks = input.len().div_ceil(CHUNK);
     // Segment c of the per-chunk arrays below is chunk c's row of `parts`.
     let rows: Vec<usize> = (0..=chunks).map(|c| c * parts).collect();
     let mut hist = vec![0usize; chunks * parts];
-    par.segments_mut(&mut hist, &rows, 1, |cs, counts| {
+    par.for_each_segment_mut(&mut hist, &rows, 1, |cs, counts| {
         let c = cs.start;
         for t in &input[c * CHUNK..((c + 1) * CHUNK).min(input.len())] {
             counts[partition_of(t.key, bits)] += 1;
@@ -66,7 +66,7 @@ pub fn partition<P: Par>(par: &P, input: &[Tuple], bits: u32) -> Partitioned {
     }
     start[parts] = total;
     let out: Vec<AtomicU64> = (0..input.len()).map(|_| AtomicU64::new(0)).collect();
-    par.segments_mut(&mut offset, &rows, 1, |cs, next| {
+    par.for_each_segment_mut(&mut offset, &rows, 1, |cs, next| {
         let c = cs.start;
         for t in &input[c * CHUNK..((c + 1) * CHUNK).min(input.len())] {
             let slot = &mut next[partition_of(t.key, bits)];
@@ -81,9 +81,9 @@ pub fn partition<P: Par>(par: &P, input: &[Tuple], bits: u32) -> Partitioned {
     Partitioned { tuples: tuples.collect(), start }
 }
 
-pub fn build<P: Par>(par: &P, r: &Partitioned) -> Vec<Table> {
+pub fn build<P: Par>(par: P, r: &Partitioned) -> Vec<Table> {
     let mut tables = vec![Table::default(); r.start.len() - 1];
-    par.chunks_mut(&mut tables, 1, |p, t| t[0] = Table::build(r.part(p)));
+    par.for_each_chunk_mut(&mut tables, 1, |p, t| t[0] = Table::build(r.part(p)));
     tables
 }
 

@@ -23,7 +23,7 @@
 //! every `n` relabels.
 
 use super::network::Network;
-use crate::set_b::backend::Par;
+use crate::par::Par;
 use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU32, Ordering::Relaxed};
 
 /// Vertices per task in loops over the active set: a vertex's discharge is a
@@ -39,7 +39,7 @@ struct State<'a> {
     listed: Vec<AtomicBool>,
 }
 
-pub fn max_flow<P: Par>(p: &P, net: &Network) -> i64 {
+pub fn max_flow<P: Par>(p: P, net: &Network) -> i64 {
     let n = net.n;
     let st = State {
         net,
@@ -67,12 +67,12 @@ pub fn max_flow<P: Par>(p: &P, net: &Network) -> i64 {
         let reached = st.push_all(p, &active);
         labels_new.resize(active.len(), 0);
         relabels += st.relabel_all(p, &active, &mut labels_new);
-        p.chunks(0..active.len(), GRAIN, |r| {
+        p.for_each_chunk(0..active.len(), GRAIN, |r| {
             for k in r {
                 st.label[active[k] as usize].store(labels_new[k], Relaxed);
             }
         });
-        p.chunks(0..reached.len(), GRAIN, |r| {
+        p.for_each_chunk(0..reached.len(), GRAIN, |r| {
             for &w in &reached[r] {
                 let w = w as usize;
                 st.excess[w].fetch_add(st.incoming[w].swap(0, Relaxed), Relaxed);
@@ -98,8 +98,8 @@ impl State<'_> {
     }
 
     /// Step 1; returns the vertices that received flow (each listed once).
-    fn push_all<P: Par>(&self, p: &P, active: &[u32]) -> Vec<u32> {
-        p.fold(
+    fn push_all<P: Par>(&self, p: P, active: &[u32]) -> Vec<u32> {
+        p.fold_chunks(
             0..active.len(),
             GRAIN,
             Vec::new,
@@ -143,9 +143,9 @@ impl State<'_> {
     }
 
     /// Step 2; returns how many vertices were relabeled.
-    fn relabel_all<P: Par>(&self, p: &P, active: &[u32], out: &mut [u32]) -> usize {
+    fn relabel_all<P: Par>(&self, p: P, active: &[u32], out: &mut [u32]) -> usize {
         let count = AtomicI64::new(0);
-        p.chunks_mut(out, GRAIN, |start, part| {
+        p.for_each_chunk_mut(out, GRAIN, |start, part| {
             let mut local = 0;
             for (k, slot) in part.iter_mut().enumerate() {
                 let v = active[start + k] as usize;
@@ -168,9 +168,9 @@ impl State<'_> {
 
     /// Step 3: the vertices of `active` and `reached` that are still alive,
     /// each once.
-    fn next_active<P: Par>(&self, p: &P, active: &[u32], reached: &[u32]) -> Vec<u32> {
+    fn next_active<P: Par>(&self, p: P, active: &[u32], reached: &[u32]) -> Vec<u32> {
         let both = active.len() + reached.len();
-        let next = p.fold(
+        let next = p.fold_chunks(
             0..both,
             GRAIN,
             Vec::new,
@@ -185,7 +185,7 @@ impl State<'_> {
             },
             concat,
         );
-        p.chunks(0..next.len(), GRAIN, |r| {
+        p.for_each_chunk(0..next.len(), GRAIN, |r| {
             for &v in &next[r] {
                 self.listed[v as usize].store(false, Relaxed);
             }
@@ -196,9 +196,9 @@ impl State<'_> {
     /// Exact distances to the sink by a parallel BFS, one loop per level; a
     /// vertex joins a level by winning a compare-and-swap on its label, and the
     /// distances do not depend on who wins.
-    fn global_relabel<P: Par>(&self, p: &P) {
+    fn global_relabel<P: Par>(&self, p: P) {
         let (net, n) = (self.net, self.net.n as u32);
-        p.chunks(0..net.n, 1024, |r| {
+        p.for_each_chunk(0..net.n, 1024, |r| {
             for v in r {
                 self.label[v].store(n, Relaxed);
             }
@@ -208,7 +208,7 @@ impl State<'_> {
         let mut depth = 0;
         while !frontier.is_empty() {
             depth += 1;
-            frontier = p.fold(
+            frontier = p.fold_chunks(
                 0..frontier.len(),
                 GRAIN,
                 Vec::new,

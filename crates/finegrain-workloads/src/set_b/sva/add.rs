@@ -3,7 +3,7 @@
 //! digest of the per-pair hashes in pair order.
 
 use super::vectors::{Pair, Pool};
-use crate::set_b::backend::Par;
+use crate::par::Par;
 use crate::util::digest_u64;
 use crate::Output;
 
@@ -69,9 +69,9 @@ pub fn serial(pool: &Pool, pairs: &[Pair]) -> Output {
     finish(&summaries)
 }
 
-pub fn parallel<P: Par>(par: &P, pool: &Pool, pairs: &[Pair]) -> Output {
+pub fn parallel<P: Par>(par: P, pool: &Pool, pairs: &[Pair]) -> Output {
     let mut summaries = vec![Summary::default(); pairs.len()];
-    par.chunks_mut(&mut summaries, GRAIN, |start, part| {
+    par.for_each_chunk_mut(&mut summaries, GRAIN, |start, part| {
         let mut buf = Vec::new();
         for (k, s) in part.iter_mut().enumerate() {
             add(pool, pairs[start + k], &mut buf);

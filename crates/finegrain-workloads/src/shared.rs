@@ -6,6 +6,9 @@
 //! scatter writes positions claimed with an atomic cursor). They go through this
 //! wrapper, whose every write is `unsafe`: the caller promises that no two tasks
 //! touch the same index and that nobody reads the slice until the writers finish.
+//!
+//! The `_mut` loops of [`crate::par::Par`] and [`crate::par::fill_2d`] are built
+//! on it too: there the contract is kept once, by the layer, for every caller.
 
 use std::marker::PhantomData;
 use std::ops::Range;
