@@ -1,29 +1,40 @@
-//! The spawn gate: the one cache line a spawn reads under the message-based
+//! The spawn gate: the one cache line a `join` reads under the message-based
 //! policies.
 //!
-//! A spawn on a private queue (000 section 4.1: the queue stays thread-local, so
-//! pushing is a plain store) needs two words: where the next task goes (the
-//! queue's top) and how far it may go before something else must happen (the
-//! limit). Both live here, side by side, and the thread-local that names the
-//! current worker points straight at this struct, so the check is one load of
-//! the thread-local, two loads at fixed offsets, one compare:
+//! A `join` on a private-queue worker (000 section 4.1: pending work stays
+//! thread-local, so offering it is a plain store) marks its job in the
+//! worker's frame marks (`marks.rs`), at a word found from the job's own
+//! address: the job lies `d = stack_hi - &job` bytes below the top of the
+//! worker's stack and its mark is `d` bytes below `marks_end`. The gate holds those two
+//! words and the limit beside them, and the thread-local that names the
+//! current worker points straight at the gate, so the check is one load of the
+//! thread-local, loads at fixed offsets and one compare:
 //!
 //! ```text
-//! g = CURRENT.gate;  if g.top < g.limit { *g.top = job; g.top += 1 } else { slow }
+//! g = CURRENT.gate;  d = g.stack_hi - &job;
+//! if d < g.limit { *(g.marks_end - d) = &job } else { slow }
 //! ```
 //!
-//! The limit is the address the top may not reach. The owner sets it to the
-//! address at which its next `UPDATE` is due (or the end of its buffer); a
-//! sender drops it to zero after delivering a message, so the same compare
-//! also notices mail (`Mailbox::send`, and `WorkerThread::refresh_limit` for
-//! the ordering). Everything that is not a private-queue worker — a thread
-//! outside any pool, a work-stealing or central-unit worker — has a gate whose
-//! limit stays zero, so its spawns take the slow path, which dispatches on the
-//! mechanism. That is why the fast path needs no separate test of the policy.
+//! The limit is a depth. The owner sets it to the depth at which it wants to
+//! count its pending work again (to send the next `UPDATE`), never above the
+//! end of the mark region; a sender drops it to zero after delivering a
+//! message, so the same compare also notices mail (`Mailbox::send`, and
+//! `WorkerThread::refresh_limit` for the ordering). A job on another stack
+//! gives a depth beyond the limit (it wraps if the job lies above the stack),
+//! so it takes the slow path, which queues it instead. Everything that is not
+//! a private-queue worker (a thread outside any pool, a work-stealing or
+//! central-unit worker) has a gate whose limit stays zero, so its joins take
+//! the slow path, which dispatches on the mechanism. That is why the fast path
+//! needs no separate test of the policy.
 //!
-//! Only the owner writes `top` and `joins`; other threads only ever store zero
-//! to `limit`. The line is written by the owner at every spawn and by a sender
-//! once per message, so sharing it costs a miss per message, not per spawn.
+//! `top` is the private queue's top (`private_queue.rs`): the queue holds the
+//! tasks that are not `join` continuations on this stack (scope, phase and
+//! graph tasks, tasks received from other workers, and the rare join that
+//! cannot use a mark).
+//!
+//! Only the owner writes `top`, `stack_hi`, `marks_end` and `joins`; other threads
+//! only ever store zero to `limit`. The line is read by the owner at every
+//! `join` and written by a sender once per message.
 
 use crate::sync::AtomicUsize;
 use std::cell::Cell;
@@ -36,9 +47,14 @@ pub(crate) struct Gate {
     /// the gate and is also built for the loom models, does not depend on
     /// jobs).
     pub(crate) top: Cell<*mut ()>,
-    /// A spawn takes the slow path once `top` reaches this address.
+    /// A `join` whose job is this deep or deeper takes the slow path.
     pub(crate) limit: AtomicUsize,
-    /// Owner only: joins that pushed onto the private queue. Counting here,
+    /// Owner only: depth 0 of the worker's stack (`FrameMarks::stack_hi`).
+    pub(crate) stack_hi: Cell<usize>,
+    /// Owner only: the end of the worker's mark region: the mark of a job
+    /// `d` bytes deep is `d` bytes below this (`marks.rs`).
+    pub(crate) marks_end: Cell<*const ()>,
+    /// Owner only: joins that marked or queued their job. Counting here,
     /// on the line the spawn writes anyway, and deriving the inline runs from
     /// it (`WorkerThread::flush_counters`) makes the statistics cost one
     /// increment per join.
@@ -51,6 +67,8 @@ impl Gate {
         Gate {
             top: Cell::new(std::ptr::null_mut()),
             limit: AtomicUsize::new(0),
+            stack_hi: Cell::new(0),
+            marks_end: Cell::new(std::ptr::null()),
             #[cfg(feature = "stats")]
             joins: Cell::new(0),
         }

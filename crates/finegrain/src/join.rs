@@ -21,11 +21,12 @@
 
 use crate::gate::Gate;
 use crate::job::{JobHeader, JobLatch, JobRef, StackJob};
+use crate::marks::Mark;
 use crate::policy::PolicyKind;
-use crate::private_queue::{push_at, take_back_at};
+use crate::private_queue::take_back_at;
 use crate::sync::Ordering;
 use crate::worker::{WorkerThread, MECH_CENTRAL, MECH_PRIVATE, MECH_PUBLIC};
-use std::mem;
+use std::mem::{self, MaybeUninit};
 use std::panic::{self, AssertUnwindSafe};
 
 /// Run `a` and `b`, possibly in parallel, and return both results.
@@ -50,17 +51,28 @@ where
     RB: Send,
 {
     let g = crate::worker::current_gate();
-    if (g.top.get() as usize) < g.limit.load(Ordering::Relaxed) {
-        join_private::<_, _, _, _, false>(g, a, b)
+    // The job's address decides the fast path, so take the slot first and
+    // fill it only there: the slow path builds its own job out of line.
+    let mut slot = MaybeUninit::<StackJob<JobLatch, B, RB>>::uninit();
+    let d = g.stack_hi.get().wrapping_sub(slot.as_ptr() as usize);
+    if d < g.limit.load(Ordering::Relaxed) {
+        let job = slot.write(StackJob::new(b, JobLatch));
+        join_marked::<_, _, _, _, false>(g, job, d, a)
     } else {
         join_other(a, b)
     }
 }
 
+#[inline(always)]
+fn job_addr<B: FnOnce() -> RB, RB>(job: &StackJob<JobLatch, B, RB>) -> usize {
+    job.as_job_ref().as_ptr() as usize
+}
+
 /// Every other case, kept out of line so that its extra registers do not
-/// burden the fast path's frame: a private queue whose limit is reached (full,
-/// an `UPDATE` due, or mail waiting), the public-deque and central-unit
-/// mechanisms, and calls from outside any pool.
+/// burden the fast path's frame: a private-queue worker whose limit is reached
+/// (mail waiting, a count of pending work due, or a job outside the mark
+/// region), the public-deque and central-unit mechanisms, and calls from
+/// outside any pool.
 #[inline(never)]
 fn join_other<A, B, RA, RB>(a: A, b: B) -> (RA, RB)
 where
@@ -75,21 +87,18 @@ where
     }
     // SAFETY: the current worker is non-null and lives for this whole call.
     let wt = unsafe { &*wt };
+    // Each mechanism's path is a function of its own holding its own job, so
+    // that a recursion pays for one path's frame per level, not for all.
     match wt.mech {
-        PolicyKind::Messaging => join_private::<_, _, _, _, true>(&wt.mail().gate, a, b),
-        PolicyKind::WorkStealing => join_in_worker::<_, _, _, _, MECH_PUBLIC>(wt, a, b),
+        PolicyKind::Messaging => join_private_slow(wt, a, b),
+        PolicyKind::WorkStealing => join_in_worker::<_, _, _, _, MECH_PUBLIC>(wt, &StackJob::new(b, JobLatch), a),
         PolicyKind::Central(_) => join_central(wt, a, b),
     }
 }
 
-/// `join` on a private queue (`adm-central`, `adm-hier`). `SLOW_PUSH`: the
-/// gate said no (the limit is reached), so the push goes through
-/// `push_slow`, which reports, answers mail and refreshes the limit.
-/// Otherwise the push is a store and a bump of the gate's top, and the
-/// take-back a load, a compare and a store; the job's owner and latch state
-/// are written only if the job leaves this worker (`JobHeader::prepare`).
-#[inline(always)]
-fn join_private<A, B, RA, RB, const SLOW_PUSH: bool>(g: &Gate, a: A, b: B) -> (RA, RB)
+/// A private-queue worker whose gate said no.
+#[inline(never)]
+fn join_private_slow<A, B, RA, RB>(wt: &WorkerThread, a: A, b: B) -> (RA, RB)
 where
     A: FnOnce() -> RA + Send,
     B: FnOnce() -> RB + Send,
@@ -97,17 +106,110 @@ where
     RB: Send,
 {
     let job = StackJob::new(b, JobLatch);
+    let g = &wt.mail().gate;
+    let d = wt.marks.depth_of(job_addr(&job));
+    if d < wt.marks.limit_bound() {
+        join_marked::<_, _, _, _, true>(g, &job, d, a)
+    } else {
+        join_queued(g, &job, a)
+    }
+}
+
+/// `join` on a private-queue worker (`adm-central`, `adm-hier`) with a frame
+/// mark (`marks.rs`): store the job's address in its mark, run `a`, and if the
+/// mark still holds the job, clear it and run `b` here. No word is shared
+/// with any other `join`, so the joins of a recursion do not wait on each
+/// other through memory. `SLOW`: the gate said no (mail waiting, or a count of
+/// pending work due), so after marking, the worker does those duties
+/// (`WorkerThread::join_slow_duties`), which may hand this very job over.
+#[inline(always)]
+fn join_marked<A, B, RA, RB, const SLOW: bool>(g: &Gate, job: &StackJob<JobLatch, B, RB>, d: usize, a: A) -> (RA, RB)
+where
+    A: FnOnce() -> RA + Send,
+    B: FnOnce() -> RB + Send,
+    RA: Send,
+    RB: Send,
+{
+    let ptr = job.as_job_ref().as_ptr();
+    // SAFETY: `d` is below the gate's limit (fast path) or the region's bound
+    // (slow path), and the limit never exceeds the bound, so `marks_end - d`
+    // is a word of this worker's mark region, which only this thread touches.
+    let mark = unsafe { &*g.marks_end.get().cast::<Mark>().wrapping_byte_sub(d) };
+    mark.set(ptr);
+    g.count_join();
+    if SLOW {
+        // SAFETY: only reached from `join_other` on a live worker.
+        unsafe { (*WorkerThread::current()).join_slow_duties(d) };
+    }
+    let guard = MarkGuard { job, mark };
+    let ra = a();
+    mem::forget(guard);
+    let rb = if mark.get() == ptr {
+        mark.set(std::ptr::null_mut());
+        // SAFETY: the job was still marked, so nobody took it: it is ours.
+        unsafe { job.run_inline() }
+    } else {
+        mark_taken(job)
+    };
+    (ra, rb)
+}
+
+/// The mark was taken: the job went to another worker, or this worker ran it
+/// while waiting for something else. Either way it was prepared, and its
+/// latch says when it is done.
+#[cold]
+#[inline(never)]
+fn mark_taken<B: FnOnce() -> RB, RB>(job: &StackJob<JobLatch, B, RB>) -> RB {
+    // SAFETY: a join runs on a worker; the current one is live.
+    let wt = unsafe { &*WorkerThread::current() };
+    wt.count_join_slow();
+    wt.marks.frame_returning();
+    wait_for(wt, job)
+}
+
+/// Settles the mark if `a` unwinds, so that no mark outlives its frame.
+struct MarkGuard<'a, F: FnOnce() -> R, R> {
+    job: &'a StackJob<JobLatch, F, R>,
+    mark: &'a Mark,
+}
+
+impl<F: FnOnce() -> R, R> Drop for MarkGuard<'_, F, R> {
+    #[inline(always)]
+    fn drop(&mut self) {
+        finish_marked_after_panic(self.job, self.mark)
+    }
+}
+
+/// Only reached while unwinding out of `a`: run `b` too, or wait for whoever
+/// took it (its panic, if any, is dropped: `a`'s is the one resumed).
+#[cold]
+#[inline(never)]
+fn finish_marked_after_panic<F: FnOnce() -> R, R>(job: &StackJob<JobLatch, F, R>, mark: &Mark) {
+    if mark.get() == job.as_job_ref().as_ptr() {
+        mark.set(std::ptr::null_mut());
+        // SAFETY: still marked, so it is ours.
+        let _ = panic::catch_unwind(AssertUnwindSafe(|| unsafe { job.run_inline() }));
+    } else {
+        let _ = panic::catch_unwind(AssertUnwindSafe(|| mark_taken(job)));
+    }
+}
+
+/// `join` on a private-queue worker whose job lies outside its mark region
+/// (on another stack, or deeper than the region): the job goes on the private
+/// queue instead, and the take-back checks the queue's newest slot.
+#[inline(never)]
+fn join_queued<A, B, RA, RB>(g: &Gate, job: &StackJob<JobLatch, B, RB>, a: A) -> (RA, RB)
+where
+    A: FnOnce() -> RA + Send,
+    B: FnOnce() -> RB + Send,
+    RA: Send,
+    RB: Send,
+{
     let job_ref = job.as_job_ref();
     g.count_join();
-    if SLOW_PUSH {
-        // SAFETY: only reached from `join_other` on a live worker.
-        unsafe { (*WorkerThread::current()).push_slow(job_ref) };
-    } else {
-        // SAFETY: `g` is this thread's gate and its top is below the limit,
-        // which never exceeds the end of the buffer.
-        unsafe { push_at(g, job_ref) };
-    }
-    let guard = JoinGuard::<B, RB, MECH_PRIVATE> { job: &job };
+    // SAFETY: only reached from `join_other` on a live worker.
+    unsafe { (*WorkerThread::current()).push_slow(job_ref) };
+    let guard = JoinGuard::<B, RB, MECH_PRIVATE> { job };
     let ra = a();
     mem::forget(guard);
     // SAFETY: this thread's gate (a join ends on the worker it started on).
@@ -115,7 +217,7 @@ where
         // SAFETY: we took our own job back, so nobody else has it.
         unsafe { job.run_inline() }
     } else {
-        take_back_slow_private(&job)
+        take_back_slow_private(job)
     };
     (ra, rb)
 }
@@ -172,19 +274,18 @@ fn finish_after_panic<F: FnOnce() -> R, R, const M: usize>(job: &StackJob<JobLat
 /// `join` on a public deque (`ws`): thieves take jobs without asking, so the
 /// job is prepared to run elsewhere before it is pushed.
 #[inline(always)]
-fn join_in_worker<A, B, RA, RB, const M: usize>(wt: &WorkerThread, a: A, b: B) -> (RA, RB)
+fn join_in_worker<A, B, RA, RB, const M: usize>(wt: &WorkerThread, job: &StackJob<JobLatch, B, RB>, a: A) -> (RA, RB)
 where
     A: FnOnce() -> RA + Send,
     B: FnOnce() -> RB + Send,
     RA: Send,
     RB: Send,
 {
-    let job = StackJob::new(b, JobLatch);
     let job_ref = job.as_job_ref();
     // SAFETY: not yet visible to other threads.
     unsafe { JobHeader::prepare(job_ref.as_ptr(), wt.index) };
     wt.push_as::<M>(job_ref);
-    let guard = JoinGuard::<B, RB, M> { job: &job };
+    let guard = JoinGuard::<B, RB, M> { job };
     let ra = a();
     mem::forget(guard);
     // The common case: `b` is still the newest task here.
@@ -194,7 +295,7 @@ where
             // SAFETY: we popped our own job, so nobody else has it.
             unsafe { job.run_inline() }
         }
-        other => take_back_slow::<_, _, M>(wt, &job, other),
+        other => take_back_slow::<_, _, M>(wt, job, other),
     };
     (ra, rb)
 }
@@ -210,12 +311,12 @@ where
     RB: Send,
 {
     const M: usize = MECH_CENTRAL;
-    let job = StackJob::new(b, JobLatch);
+    let job = &StackJob::new(b, JobLatch);
     let job_ref = job.as_job_ref();
     let here = wt.central.path.get();
     let entry = wt.central_push_at(job_ref, here.child(1));
     wt.central.path.set(here.child(0));
-    let guard = JoinGuard::<B, RB, M> { job: &job };
+    let guard = JoinGuard::<B, RB, M> { job };
     let ra = a();
     mem::forget(guard);
     wt.central.path.set(here.child(1));
@@ -224,7 +325,7 @@ where
         // SAFETY: we took our own job back, so nobody else has it.
         unsafe { job.run_inline() }
     } else {
-        take_back_slow::<_, _, M>(wt, &job, wt.pop_newest::<M>())
+        take_back_slow::<_, _, M>(wt, job, wt.pop_newest::<M>())
     };
     wt.central.path.set(here);
     (ra, rb)

@@ -56,6 +56,8 @@ mod loops;
 #[cfg(not(loom))]
 mod manager_thread;
 #[cfg(not(loom))]
+mod marks;
+#[cfg(not(loom))]
 mod panic_slot;
 #[cfg(not(loom))]
 mod phase;

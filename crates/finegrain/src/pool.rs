@@ -95,14 +95,15 @@ impl Builder {
         for i in 0..n {
             let reg = Arc::clone(&registry);
             let pin = self.pin;
-            let b = std::thread::Builder::new()
-                .name(format!("{}-{i}", self.name.as_deref().unwrap_or("finegrain")))
-                .stack_size(self.stack_size.unwrap_or(DEFAULT_STACK_SIZE));
+            let stack_bytes = self.stack_size.unwrap_or(DEFAULT_STACK_SIZE);
+            let b = std::thread::Builder::new().name(format!("{}-{i}", self.name.as_deref().unwrap_or("finegrain"))).stack_size(stack_bytes);
             let spawned = b.spawn(move || {
                 if pin {
                     crate::affinity::pin_to(reg.topology.cpu_of_worker(i));
                 }
-                let wt = WorkerThread::new(&reg, i);
+                // Every frame the worker runs is below this one.
+                let top = 0u8;
+                let wt = WorkerThread::new(&reg, i, std::hint::black_box(std::ptr::addr_of!(top)) as usize, stack_bytes);
                 wt.run_as_current(|| wt.main_loop());
             });
             match spawned {

@@ -89,14 +89,6 @@ impl PrivateQueue {
         self.top() as usize
     }
 
-    /// The address `top_addr` reaches when the queue holds `len` tasks, capped
-    /// at the end of the buffer (past which a push needs to make room).
-    pub(crate) fn addr_at_len(&self, len: usize) -> usize {
-        // SAFETY: base and the end are inside (or one past) the same allocation.
-        let room = unsafe { self.start().add(self.cap.get()).offset_from(self.base.get()) as usize };
-        self.base.get() as usize + len.min(room) * std::mem::size_of::<Slot>()
-    }
-
     /// Push when the caller's limit check has shown there is room.
     #[inline(always)]
     pub(crate) fn push_unchecked(&self, job: JobRef) {
@@ -292,16 +284,5 @@ mod tests {
         assert!(q.take_back(fake(599)));
         assert!(!q.take_back(fake(599)));
         assert!(q.take_back(fake(598)));
-    }
-
-    #[test]
-    fn limit_addresses() {
-        let g = Gate::new();
-        // SAFETY: `g` outlives `q` (declared first, dropped last).
-        let q = unsafe { PrivateQueue::new(&g) };
-        assert_eq!(q.addr_at_len(0), q.top_addr());
-        q.push(fake(0));
-        assert_eq!(q.addr_at_len(1), q.top_addr());
-        assert_eq!(q.addr_at_len(usize::MAX), q.addr_at_len(INITIAL));
     }
 }

@@ -8,6 +8,7 @@ use crate::deque::{Deque, Steal};
 use crate::gate::Gate;
 use crate::job::{JobHeader, JobRef};
 use crate::mailbox::Mailbox;
+use crate::marks::FrameMarks;
 use crate::policy::adm::{ManagerNode, Tree};
 use crate::policy::{IdleAction, Order, PolicyKind, VictimOrder};
 use crate::private_queue::PrivateQueue;
@@ -41,6 +42,8 @@ unsafe impl Sync for NoGate {}
 static NO_GATE: NoGate = NoGate(Gate {
     top: Cell::new(ptr::null_mut()),
     limit: AtomicUsize::new(0),
+    stack_hi: Cell::new(0),
+    marks_end: Cell::new(ptr::null()),
     #[cfg(feature = "stats")]
     joins: Cell::new(0),
 });
@@ -110,10 +113,18 @@ pub(crate) struct WorkerThread {
     tasks_run: Cell<u64>,
     joins_slow: Cell<u64>,
     tracing: bool,
+    /// Pending `join` continuations of the message-based policies (`marks.rs`).
+    pub(crate) marks: FrameMarks,
+    /// Depth at which the next `join` counts its pending work again (see
+    /// `refresh_limit`); 0: at the next `join`.
+    pub(crate) report_depth: Cell<usize>,
 }
 
 impl WorkerThread {
-    pub(crate) fn new(registry: &Registry, index: usize) -> WorkerThread {
+    /// The worker `index` of `registry`, running on the calling thread, whose
+    /// stack extends `stack_bytes` below `stack_hi` (an address in the
+    /// thread's outermost frame).
+    pub(crate) fn new(registry: &Registry, index: usize, stack_hi: usize, stack_bytes: usize) -> WorkerThread {
         let p = &registry.policy;
         WorkerThread {
             index,
@@ -139,6 +150,8 @@ impl WorkerThread {
             tasks_run: Cell::new(0),
             joins_slow: Cell::new(0),
             tracing: registry.trace.is_some(),
+            marks: if p.kind == PolicyKind::Messaging { FrameMarks::new(stack_hi, stack_bytes) } else { FrameMarks::none() },
+            report_depth: Cell::new(if registry.num_threads() == 1 { usize::MAX } else { 0 }),
         }
     }
 
@@ -150,9 +163,12 @@ impl WorkerThread {
 
     /// Install `self` as this thread's worker for the duration of `f`.
     pub(crate) fn run_as_current(&self, f: impl FnOnce()) {
+        let g = &self.mail().gate;
+        g.stack_hi.set(self.marks.stack_hi());
+        g.marks_end.set(self.marks.end().cast());
         CURRENT.with(|c| {
             c.worker.set(self);
-            c.gate.set(&*self.mail().gate);
+            c.gate.set(&**g);
         });
         f();
         CURRENT.with(|c| {
@@ -187,7 +203,7 @@ impl WorkerThread {
     pub(crate) fn wants_split(&self) -> bool {
         match self.mech {
             PolicyKind::WorkStealing => self.deque().is_empty(),
-            PolicyKind::Messaging => self.private.len() == 0 || self.mail().has_mail(),
+            PolicyKind::Messaging => self.mail().has_mail() || (self.private.len() == 0 && !self.marks.any_live(self.marks.current_depth())),
             PolicyKind::Central(_) => self.central_wants_split(),
         }
     }
@@ -244,11 +260,12 @@ impl WorkerThread {
             }
         } else {
             // One check covers a full buffer, a due UPDATE and waiting mail.
-            let g = &self.mail().gate;
-            if g.top.get() as usize >= g.limit.load(Ordering::Relaxed) {
+            // Mail waiting, an UPDATE due or the manager believing this worker
+            // empty all make the gate's limit zero or the queue reach its count.
+            if self.mail().gate.limit.load(Ordering::Relaxed) == 0 || self.private.len() + 1 >= self.report_at.get() {
                 return self.push_slow(job);
             }
-            self.private.push_unchecked(job);
+            self.private.push(job);
         }
     }
 

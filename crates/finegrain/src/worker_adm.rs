@@ -158,17 +158,36 @@ impl WorkerThread {
         self.send(self.root_host(), MsgKind::Enqueued, &[self.tree.root() as usize, head.key(), k, 1]);
     }
 
+    /// The manager now believes this worker holds `reported` tasks: the next
+    /// `UPDATE` is due when the count reaches the next threshold. Marks are
+    /// not counted one by one (that would put a shared counter back on every
+    /// `join`), so the gate makes `join`s count them again only when the
+    /// stack grows past twice its current depth, or at the very next `join`
+    /// if the manager believes there is nothing here.
     fn set_report_at(&self, reported: usize) {
-        self.report_at.set(if self.tree.n == 1 { usize::MAX } else { next_report_threshold(reported) });
+        if self.tree.n == 1 {
+            self.report_at.set(usize::MAX);
+            self.report_depth.set(usize::MAX);
+        } else {
+            self.report_at.set(next_report_threshold(reported));
+            self.report_depth.set(if reported == 0 { 0 } else { self.marks.current_depth().saturating_mul(2) });
+        }
         self.refresh_limit();
     }
 
-    /// Recompute the spawn limit (see `Mailbox::limit`): below it a push needs
-    /// no check at all. Ordering: the store, a full fence, then a look at the
-    /// mail signal; a sender stores the signal then zero to the limit. If the
-    /// look misses the signal, the sender's zero lands after our store.
+    /// Tasks waiting here: the private queue and the live marks above the
+    /// caller's frame.
+    fn pending(&self) -> usize {
+        self.private.len() + self.marks.count(self.marks.current_depth())
+    }
+
+    /// Recompute the gate's limit (`gate.rs`): the depth at which a `join`
+    /// counts its pending work again, capped at the mark region. Ordering: the
+    /// store, a full fence, then a look at the mail signal; a sender stores the
+    /// signal then zero to the limit. If the look misses the signal, the
+    /// sender's zero lands after our store.
     pub(crate) fn refresh_limit(&self) {
-        let due = self.private.addr_at_len(self.report_at.get().max(1) - 1);
+        let due = self.report_depth.get().min(self.marks.limit_bound());
         let mb = self.mail();
         mb.gate.limit.store(due, Ordering::SeqCst);
         crate::sync::full_fence();
@@ -188,13 +207,33 @@ impl WorkerThread {
     #[cold]
     #[inline(never)]
     pub(crate) fn push_slow(&self, job: JobRef) {
-        let len = self.private.push(job);
-        if len >= self.report_at.get() {
-            self.report(len, false);
+        self.private.push(job);
+        self.after_offering();
+    }
+
+    /// A `join` at depth `d` has marked its job but its gate said no: mail is
+    /// waiting, or the pending work is due to be counted (the stack passed
+    /// `report_depth`). The same duties as a queue push's slow path.
+    #[cold]
+    #[inline(never)]
+    pub(crate) fn join_slow_duties(&self, d: usize) {
+        if d >= self.report_depth.get() && self.pending() < self.report_at.get() {
+            // Counted, no UPDATE due: look again when the stack is twice as deep.
+            self.report_depth.set(d.saturating_mul(2).max(d + 64));
+        }
+        self.after_offering();
+    }
+
+    /// After a task was queued or marked on a slow path: send the `UPDATE` if
+    /// due, answer mail, feed a sleeper, reset the gate.
+    fn after_offering(&self) {
+        let n = self.pending();
+        if n >= self.report_at.get() {
+            self.report(n, false);
         }
         self.handle_mail();
         if let Some(s) = self.registry().sleep.a_sleeper_other_than(self.index) {
-            if self.private.len() > 0 {
+            if self.pending() > 0 {
                 self.give_tasks(s, 1);
             }
         }
@@ -241,7 +280,7 @@ impl WorkerThread {
                 }
                 if w[1] != 0 {
                     self.counters().count(Counter::Steals, 1);
-                    let len = self.private.len();
+                    let len = self.pending();
                     if len == 0 {
                         // This counts as this worker's starving report: the
                         // reduction tokens it holds must not wait for another.
@@ -262,18 +301,27 @@ impl WorkerThread {
         }
     }
 
-    /// Victim side of `STEAL`: send up to `k` of the oldest tasks to `stealer`.
+    /// Victim side of `STEAL`: send up to `k` of the oldest tasks to
+    /// `stealer`: the oldest marked `join` continuations first (the outermost,
+    /// usually the largest), then the oldest tasks of the private queue.
     fn give_tasks(&self, stealer: usize, k: usize) {
         self.send_enqueue_tokens();
-        let n = k.min(self.private.len());
-        for i in 0..n {
-            let j = self.leaving_private(self.private.pop_front().expect("length checked"));
+        let mut jobs: Vec<JobRef> = Vec::with_capacity(k.min(16));
+        self.marks.take_oldest(self.marks.current_depth(), k, self.index, |j| jobs.push(j));
+        while jobs.len() < k {
+            match self.private.pop_front() {
+                Some(j) => jobs.push(self.leaving_private(j)),
+                None => break,
+            }
+        }
+        let n = jobs.len();
+        for (i, j) in jobs.into_iter().enumerate() {
             self.send(stealer, MsgKind::Task, &[j.header() as usize, (i + 1 == n) as usize]);
         }
         if n == 0 {
             self.send(stealer, MsgKind::Task, &[0, 1]);
         }
-        let left = self.private.len();
+        let left = self.pending();
         self.set_report_at(left);
         self.send(self.level0_host(), MsgKind::VictimUpdate, &[0, left, n]);
     }
@@ -420,12 +468,27 @@ impl WorkerThread {
         let idle = reg.policy.idle;
         let resume = self.counters().current();
         let mut failed: u32 = 0;
+        let here = self.marks.current_depth();
+        let mut no_marks = false;
         loop {
             self.handle_mail();
             if done() {
                 break;
             }
-            let job = self.pop().or_else(|| self.take_injected());
+            // Inside a `join` (a latch to wait on), this worker's own older
+            // continuations may be marked above: run the newest, as it would
+            // pop its queue. Once none is found none can appear above this
+            // frame while it waits (new marks are deeper and cleared before
+            // the task that made them returns), so the scan is not repeated.
+            let job = self.pop().or_else(|| {
+                if latch.is_none() || no_marks {
+                    return None;
+                }
+                let j = self.marks.take_newest(here, self.index);
+                no_marks = j.is_none();
+                j
+            });
+            let job = job.or_else(|| self.take_injected());
             if let Some(j) = job {
                 self.starving_reported.set(false);
                 self.counters().enter(Bucket::Task);
