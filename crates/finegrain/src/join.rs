@@ -8,16 +8,18 @@
 //! left while another thread may still touch `b` — also when `a` panics: a drop
 //! guard then finishes `b` before the unwinding continues.
 //!
-//! The fast path is the private queue's (`adm-central`, `adm-hier`): the
-//! spawn gate (`gate.rs`) holds the queue top and the limit side by side, and
-//! the thread-local points at it, so a spawn is one thread-local load, one
-//! compare of the top against the limit, the job's function pointer and
-//! captures, a store and a bump; the take-back is a load, a compare and a
-//! store (`private_queue::take_back_at`). The job's owner and latch state are
-//! written only if it leaves the worker. Every other case (limit reached, a
-//! public deque, a central unit, no pool) fails the same compare, because its
-//! gate's limit is zero, and goes out of line to `join_other`, which
-//! dispatches on the policy.
+//! The fast path is the message-based policies' (`adm-central`, `adm-hier`):
+//! the job is *marked* rather than queued (`marks.rs`): its address is stored
+//! in the word of the worker's mark region that mirrors the job's depth on
+//! the stack, and after `a` the join checks that word and clears it. The
+//! spawn gate (`gate.rs`) holds the top of the stack, the end of the region
+//! and a depth limit side by side, and the thread-local points at it, so the
+//! whole check is one thread-local load, three loads, a subtract and a
+//! compare. The job's owner and latch state are written only if it leaves
+//! the worker. Every other case (mail waiting or a count due, a job outside
+//! the region, a public deque, a central unit, no pool) fails the same
+//! compare, because the limit is zero or the depth too large, and goes out of
+//! line to `join_other`, which dispatches on the policy.
 
 use crate::gate::Gate;
 use crate::job::{JobHeader, JobLatch, JobRef, StackJob};

@@ -6,6 +6,12 @@
 //! tasks off the front and mailing them (000 section 4.1: thread-local queues).
 //! That is what makes a spawn a few plain stores.
 //!
+//! It holds the tasks that are not `join` continuations on the worker's own
+//! stack: scope, phase and graph tasks, tasks received from other workers, and
+//! a `join` whose job lies outside the worker's mark region. A `join` on the
+//! worker's stack marks its job instead (`marks.rs`), which shares no word
+//! with other joins.
+//!
 //! Layout: a stack `buf[base..top]`; pushes and LIFO pops at `top`, hand-overs
 //! and FIFO pops at `base`. When `top` reaches the capacity the live part is
 //! moved down (or the buffer doubled) on the slow path.
