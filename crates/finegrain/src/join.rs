@@ -139,11 +139,12 @@ where
     let mark = unsafe { &*g.marks_end.get().cast::<Mark>().wrapping_byte_sub(d) };
     mark.set(ptr);
     g.count_join();
+    // From here on the mark is live: the guard settles it on any unwinding.
+    let guard = MarkGuard { job, mark };
     if SLOW {
         // SAFETY: only reached from `join_other` on a live worker.
         unsafe { (*WorkerThread::current()).join_slow_duties(d) };
     }
-    let guard = MarkGuard { job, mark };
     let ra = a();
     mem::forget(guard);
     let rb = if mark.get() == ptr {

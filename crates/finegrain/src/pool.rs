@@ -31,6 +31,7 @@ pub struct Builder {
     threads: Option<usize>,
     policy: Option<String>,
     stack_size: Option<usize>,
+    mark_depth: Option<usize>,
     name: Option<String>,
     pin: bool,
     trace: bool,
@@ -51,6 +52,22 @@ impl Builder {
     /// Stack size of each worker thread in bytes (default [`DEFAULT_STACK_SIZE`]).
     pub fn stack_size(mut self, bytes: usize) -> Self {
         self.stack_size = Some(bytes);
+        self
+    }
+    /// Under the message-based policies, how many bytes of each worker's
+    /// stack its `join` marks cover (default: the whole stack). A `join`
+    /// deeper than this queues its job on the worker's private queue instead
+    /// (a few instructions more). The mark region is address space the OS
+    /// commits only where a recursion reaches; a smaller one saves address
+    /// space on machines that count it.
+    ///
+    /// ```
+    /// let pool = finegrain::Pool::builder().threads(2).policy("adm-central").mark_depth(64 << 10).build().unwrap();
+    /// fn deep(n: u32) -> u32 { if n == 0 { 0 } else { finegrain::join(|| deep(n - 1), || 1).0 + 1 } }
+    /// assert_eq!(pool.install(|| deep(10_000)), 10_000);
+    /// ```
+    pub fn mark_depth(mut self, bytes: usize) -> Self {
+        self.mark_depth = Some(bytes);
         self
     }
     /// Prefix of worker thread names (default `finegrain`).
@@ -96,6 +113,7 @@ impl Builder {
             let reg = Arc::clone(&registry);
             let pin = self.pin;
             let stack_bytes = self.stack_size.unwrap_or(DEFAULT_STACK_SIZE);
+            let mark_bytes = self.mark_depth.unwrap_or(stack_bytes).min(stack_bytes);
             let b = std::thread::Builder::new().name(format!("{}-{i}", self.name.as_deref().unwrap_or("finegrain"))).stack_size(stack_bytes);
             let spawned = b.spawn(move || {
                 if pin {
@@ -103,7 +121,7 @@ impl Builder {
                 }
                 // Every frame the worker runs is below this one.
                 let top = 0u8;
-                let wt = WorkerThread::new(&reg, i, std::hint::black_box(std::ptr::addr_of!(top)) as usize, stack_bytes);
+                let wt = WorkerThread::new(&reg, i, std::hint::black_box(std::ptr::addr_of!(top)) as usize, mark_bytes);
                 wt.run_as_current(|| wt.main_loop());
             });
             match spawned {

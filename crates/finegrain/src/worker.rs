@@ -122,9 +122,9 @@ pub(crate) struct WorkerThread {
 
 impl WorkerThread {
     /// The worker `index` of `registry`, running on the calling thread, whose
-    /// stack extends `stack_bytes` below `stack_hi` (an address in the
-    /// thread's outermost frame).
-    pub(crate) fn new(registry: &Registry, index: usize, stack_hi: usize, stack_bytes: usize) -> WorkerThread {
+    /// frame marks cover `mark_bytes` of stack below `stack_hi` (an address in
+    /// the thread's outermost frame).
+    pub(crate) fn new(registry: &Registry, index: usize, stack_hi: usize, mark_bytes: usize) -> WorkerThread {
         let p = &registry.policy;
         WorkerThread {
             index,
@@ -150,7 +150,7 @@ impl WorkerThread {
             tasks_run: Cell::new(0),
             joins_slow: Cell::new(0),
             tracing: registry.trace.is_some(),
-            marks: if p.kind == PolicyKind::Messaging { FrameMarks::new(stack_hi, stack_bytes) } else { FrameMarks::none() },
+            marks: if p.kind == PolicyKind::Messaging { FrameMarks::new(stack_hi, mark_bytes) } else { FrameMarks::none() },
             report_depth: Cell::new(if registry.num_threads() == 1 { usize::MAX } else { 0 }),
         }
     }

@@ -271,6 +271,33 @@ fn join_trees_no_task_lost() {
     });
 }
 
+/// The message-based policies with frame marks covering only the first 2 KiB
+/// of each worker's stack, so that most joins of a deep tree fall back to the
+/// private queue (`join_queued`), interleaved with marked ones above them:
+/// both kinds must be taken, handed over and taken back without loss.
+#[test]
+fn join_trees_with_shallow_marks_no_task_lost() {
+    for policy in ["adm-central", "adm-hier:radix=2"] {
+        let mut moved = 0;
+        for &threads in THREADS {
+            let pool = Pool::builder().threads(threads).policy(policy).mark_depth(2048).build().unwrap();
+            for seed in seeds("shallow_marks", rounds(20, 10)) {
+                let _dog = Watchdog::arm(format!("shallow marks with policy {policy:?}, {threads} threads, seed {seed}"));
+                let mut rng = Rng::new(seed);
+                let t = Tree::random(&mut rng, size(3000), 6, 14);
+                let c = Counters::new(t.len());
+                let got = pool.install(|| join_tree(&t, 0, &c));
+                c.check("join tree, shallow marks");
+                assert_eq!(got, t.serial_sum(0));
+            }
+            if threads > 1 {
+                moved += pool.stats().total().tasks_stolen;
+            }
+        }
+        assert!(moved > 0, "no task moved under {policy} with shallow marks");
+    }
+}
+
 /// Evaluate a tree with scope spawns: a node spawns its children into the
 /// same scope (tasks spawning tasks), except that some nodes open a nested
 /// scope of their own for their subtree.
