@@ -88,13 +88,6 @@ impl PrivateQueue {
         unsafe { self.top().offset_from(self.base.get()) as usize }
     }
 
-    /// Address of the next free slot: what the spawn limit is compared with.
-    #[cfg(test)]
-    #[inline(always)]
-    pub(crate) fn top_addr(&self) -> usize {
-        self.top() as usize
-    }
-
     /// Push when the caller's limit check has shown there is room.
     #[inline(always)]
     pub(crate) fn push_unchecked(&self, job: JobRef) {
