@@ -100,10 +100,15 @@ fn for_all_pools(name: &str, per_pool: usize, work: impl Fn(&Pool, u64) + Sync) 
         // Tasks that moved between workers, over all multi-worker pools: if
         // none did, this workload tested nothing concurrent under `policy`.
         // Whether any moved depends on thread timing (on a loaded machine one
-        // worker may finish everything before the others wake), so a round in
-        // which none did is repeated, up to three rounds in all.
+        // worker may finish everything before the others wake: the tests of
+        // this file run side by side, with up to 16 workers each on two
+        // cores), so a round in which none did is repeated, after a pause
+        // that lets the other tests get ahead, up to eight rounds in all.
         let mut moved = 0;
-        for round in 0..3 {
+        for round in 0..8 {
+            if round > 0 {
+                std::thread::sleep(std::time::Duration::from_millis(100 * round as u64));
+            }
             for &threads in THREADS {
                 if round > 0 && threads == 1 {
                     continue;
@@ -125,7 +130,7 @@ fn for_all_pools(name: &str, per_pool: usize, work: impl Fn(&Pool, u64) + Sync) 
                 break;
             }
         }
-        assert!(moved > 0, "{name}: no task ever moved between workers under {policy} (three rounds)");
+        assert!(moved > 0, "{name}: no task ever moved between workers under {policy} (eight rounds)");
     }
     eprintln!("{name}: {} policies x {} pool sizes x {per_pool} seeds in {:.2?}", POLICIES.len(), THREADS.len(), t0.elapsed());
 }
