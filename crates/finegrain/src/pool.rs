@@ -64,7 +64,7 @@ impl Builder {
     /// ```
     /// let pool = finegrain::Pool::builder().threads(2).policy("adm-central").mark_depth(64 << 10).build().unwrap();
     /// fn deep(n: u32) -> u32 { if n == 0 { 0 } else { finegrain::join(|| deep(n - 1), || 1).0 + 1 } }
-    /// assert_eq!(pool.install(|| deep(10_000)), 10_000);
+    /// assert_eq!(pool.install(|| deep(2_000)), 2_000);
     /// ```
     pub fn mark_depth(mut self, bytes: usize) -> Self {
         self.mark_depth = Some(bytes);
