@@ -208,7 +208,7 @@ impl WorkerThread {
     #[inline(never)]
     pub(crate) fn push_slow(&self, job: JobRef) {
         self.private.push(job);
-        self.after_offering();
+        self.after_offering(self.pending());
     }
 
     /// A `join` at depth `d` has marked its job but its gate said no: mail is
@@ -217,23 +217,25 @@ impl WorkerThread {
     #[cold]
     #[inline(never)]
     pub(crate) fn join_slow_duties(&self, d: usize) {
-        if d >= self.report_depth.get() && self.pending() < self.report_at.get() {
+        let n = self.pending();
+        if d >= self.report_depth.get() && n < self.report_at.get() {
             // Counted, no UPDATE due: look again when the stack is twice as deep.
             self.report_depth.set(d.saturating_mul(2).max(d + 64));
         }
-        self.after_offering();
+        self.after_offering(n);
     }
 
-    /// After a task was queued or marked on a slow path: send the `UPDATE` if
-    /// due, answer mail, feed a sleeper, reset the gate.
-    fn after_offering(&self) {
-        let n = self.pending();
+    /// After a task was queued or marked on a slow path, with `n` tasks now
+    /// pending here: send the `UPDATE` if due, answer mail, feed a sleeper,
+    /// reset the gate.
+    fn after_offering(&self, n: usize) {
         if n >= self.report_at.get() {
             self.report(n, false);
         }
         self.handle_mail();
         if let Some(s) = self.registry().sleep.a_sleeper_other_than(self.index) {
-            if self.pending() > 0 {
+            // Anything left after the mail: a look, not a count.
+            if self.private.len() > 0 || self.marks.any_live(self.marks.current_depth()) {
                 self.give_tasks(s, 1);
             }
         }
