@@ -6,6 +6,7 @@
 #   LO=22 HI=26 scripts/spawn_cost.sh          # other sizes
 #   POLICY='ws:steal=half' scripts/spawn_cost.sh
 #   CARGO_FLAGS=--no-default-features scripts/spawn_cost.sh   # stats probes off
+#   WORKLOAD=tree LO=100000 HI=200000 scripts/spawn_cost.sh   # the tree sum
 #
 # Method: count the instructions of fib(LO) and fib(HI) in each mode, counting
 # only inside `measured` (examples/spawn_cost.rs) so pool start-up is left out.
@@ -14,15 +15,21 @@
 #
 #   per spawn = ((I(HI) - I(LO)) - (Iserial(HI) - Iserial(LO))) / (J(HI) - J(LO))
 #
-# with J(n) = F(n+1) - 1 joins in fib(n).
+# with J(n) = F(n+1) - 1 joins in fib(n). With WORKLOAD=tree, LO and HI are
+# node counts of the tree sum (benches/workloads), with (n - 1) / 2 joins.
 #
 # Environment: LO, HI (fib sizes; default 20, 22), THREADS (default 1; with more,
 # counts include steals and idle spinning and vary), POLICY (finegrain policy
 # spec; default ws), CARGO_FLAGS (extra flags for cargo build).
 set -euo pipefail
 
-LO=${LO:-20}
-HI=${HI:-22}
+WORKLOAD=${WORKLOAD:-fib}
+export WORKLOAD
+case $WORKLOAD in
+fib) LO=${LO:-20} HI=${HI:-22} ;;
+tree) LO=${LO:-100000} HI=${HI:-200000} ;;
+*) echo "spawn_cost.sh: WORKLOAD is fib or tree" >&2; exit 2 ;;
+esac
 THREADS=${THREADS:-1}
 POLICY=${POLICY:-ws}
 CARGO_FLAGS=${CARGO_FLAGS:-}
@@ -53,8 +60,12 @@ count() {
     echo "$n"
 }
 
-# Joins in fib(n): F(n+1) - 1.
+# Joins in fib(n): F(n+1) - 1; in a tree of n nodes: (n - 1) / 2.
 joins() {
+    if [[ $WORKLOAD == tree ]]; then
+        echo $((($1 - 1) / 2))
+        return
+    fi
     local a=0 b=1 i t
     for ((i = 0; i <= $1; i++)); do t=$((a + b)); a=$b; b=$t; done
     echo $((a - 1))
@@ -68,7 +79,8 @@ s_lo=$(count serial "$LO")
 s_hi=$(count serial "$HI")
 ds=$((s_hi - s_lo))
 
-echo "| runtime | threads | I(fib($LO)) | I(fib($HI)) | instructions per spawn |"
+if [[ $WORKLOAD == tree ]]; then at_lo="tree($LO)" at_hi="tree($HI)"; else at_lo="fib($LO)" at_hi="fib($HI)"; fi
+echo "| runtime | threads | I($at_lo) | I($at_hi) | instructions per spawn |"
 echo "|---|---:|---:|---:|---:|"
 echo "| serial (per internal call, no join) | - | $s_lo | $s_hi | $(awk -v d="$ds" -v j="$dj" 'BEGIN { printf "%.1f", d / j }') |"
 # row NAME MODE [threads [policy]]: counts for fib(LO) and fib(HI), and the
@@ -84,4 +96,4 @@ row() {
 row "finegrain $POLICY" finegrain "$THREADS" "$POLICY"
 row "Rayon" rayon "$THREADS"
 echo
-echo "joins: fib($LO) $j_lo, fib($HI) $j_hi; counts are callgrind Ir inside spawn_cost::measured"
+echo "joins: $at_lo $j_lo, $at_hi $j_hi; counts are callgrind Ir inside spawn_cost::measured"

@@ -11,6 +11,9 @@
 //! built before, and the root call enters `measured` on the worker that runs
 //! it, so with one thread every join of the computation is inside.
 //!
+//! With `WORKLOAD=tree` in the environment, `n` is a node count and the counted
+//! work is the tree sum of `benches/workloads` instead of fib(n).
+//!
 //! `policy` (finegrain only, default `ws`) lets other policies be compared the
 //! same way.
 
@@ -18,7 +21,12 @@
 mod workloads;
 
 use std::hint::black_box;
-use workloads::{fib_finegrain, fib_joins, fib_rayon, fib_serial};
+use std::sync::OnceLock;
+use workloads::{fib_finegrain, fib_joins, fib_rayon, fib_serial, Tree};
+
+/// Set when `WORKLOAD=tree`: `measured` then sums this tree, of `n` nodes,
+/// instead of computing fib(n).
+static TREE: OnceLock<Tree> = OnceLock::new();
 
 #[derive(Clone, Copy)]
 enum Mode {
@@ -31,6 +39,13 @@ enum Mode {
 /// not generic, so its symbol is exactly `spawn_cost::measured`.
 #[inline(never)]
 fn measured(mode: Mode, n: u64) -> u64 {
+    if let Some(t) = TREE.get() {
+        return match mode {
+            Mode::Serial => t.sum_serial(),
+            Mode::Finegrain => t.sum_finegrain(),
+            Mode::Rayon => t.sum_rayon(),
+        };
+    }
     match mode {
         Mode::Serial => fib_serial(n),
         Mode::Finegrain => fib_finegrain(n),
@@ -60,6 +75,10 @@ fn main() {
     let policy = args.get(3).map_or("ws", String::as_str);
     // Opaque to the optimiser, so the serial run is not folded to a constant.
     let n = black_box(n);
+    let tree = std::env::var("WORKLOAD").is_ok_and(|w| w == "tree");
+    if tree {
+        let _ = TREE.set(Tree::new(n as usize));
+    }
 
     // Each pool first runs an uncounted warm-up of the same recursion: one-time
     // costs inside the runtime (lazy thread-locals, and finegrain's tick
@@ -81,6 +100,11 @@ fn main() {
     };
     // Checked here rather than trusted: a count from a wrong run means nothing.
     // (The serial check runs outside `measured`, so it is not counted.)
-    assert_eq!(r, fib_serial(n), "wrong result");
-    println!("fib({n}) = {r}, joins {}", fib_joins(n));
+    if let Some(t) = TREE.get() {
+        assert_eq!(r, t.expected_sum(), "wrong result");
+        println!("tree sum ({n} nodes) = {r}, joins {}", t.joins());
+    } else {
+        assert_eq!(r, fib_serial(n), "wrong result");
+        println!("fib({n}) = {r}, joins {}", fib_joins(n));
+    }
 }

@@ -468,3 +468,73 @@ fn stack_overflow_aborts_the_process() {
     assert!(!status.unwrap().success());
     assert!(err.contains("overflowed its stack"), "unexpected child stderr: {err}");
 }
+
+/// Owned data that counts its drops.
+struct Token<'a>(&'a AtomicUsize);
+
+impl Drop for Token<'_> {
+    fn drop(&mut self) {
+        self.0.fetch_add(1, Relaxed);
+    }
+}
+
+/// `join` leaves a second closure larger than two words in the caller's frame
+/// and gives the job a pointer to it (see `join`). Whatever that closure owns
+/// must still be dropped exactly once: when it runs here, when it runs on
+/// another worker, and when the first closure panics (the second then still
+/// runs, and its panic, if any, is dropped).
+#[test]
+fn join_large_second_closure_drops_its_captures_once() {
+    quiet_expected_panics();
+    fn tree(lo: usize, hi: usize, made: &AtomicUsize, dropped: &AtomicUsize) -> usize {
+        if hi - lo == 1 {
+            if lo % 61 == 7 {
+                panic!("leaf {lo} {EXPECTED}");
+            }
+            return 1;
+        }
+        let mid = (lo + hi) / 2;
+        made.fetch_add(1, Relaxed);
+        let token = Token(dropped);
+        let pad = [lo as u64; 3];
+        let (a, b) = join(
+            || tree(lo, mid, made, dropped),
+            move || {
+                let _t = token;
+                std::hint::black_box(pad);
+                tree(mid, hi, made, dropped)
+            },
+        );
+        a + b
+    }
+    for policy in POLICIES {
+        for threads in [1, 4] {
+            let pool = Pool::new(threads, policy).unwrap();
+            let (made, dropped) = (AtomicUsize::new(0), AtomicUsize::new(0));
+            let r = catch_unwind(AssertUnwindSafe(|| pool.install(|| tree(0, 2048, &made, &dropped))));
+            assert!(r.is_err(), "{policy}: some leaves panic");
+            assert_eq!(dropped.load(SeqCst), made.load(SeqCst), "{policy}, {threads} threads: drops of the second closures' captures");
+            // Without panics, every leaf is counted.
+            let (made, dropped) = (AtomicUsize::new(0), AtomicUsize::new(0));
+            fn clean(lo: usize, hi: usize, made: &AtomicUsize, dropped: &AtomicUsize) -> usize {
+                if hi - lo == 1 {
+                    return 1;
+                }
+                let mid = (lo + hi) / 2;
+                made.fetch_add(1, Relaxed);
+                let (token, pad) = (Token(dropped), [hi as u64; 4]);
+                let (a, b) = join(
+                    || clean(lo, mid, made, dropped),
+                    move || {
+                        let _t = token;
+                        std::hint::black_box(pad);
+                        clean(mid, hi, made, dropped)
+                    },
+                );
+                a + b
+            }
+            assert_eq!(pool.install(|| clean(0, 4096, &made, &dropped)), 4096, "{policy}");
+            assert_eq!(dropped.load(SeqCst), made.load(SeqCst), "{policy}, {threads} threads");
+        }
+    }
+}
