@@ -12,7 +12,7 @@
 //!
 //! ```text
 //! g = CURRENT.gate;  d = g.stack_hi - &job;
-//! if d < g.limit { *(g.marks_end - d) = &job } else { slow }
+//! if d < g.limit { *(g.marks_end - d) = entry_of(job) } else { slow }
 //! ```
 //!
 //! The limit is a depth. The owner sets it to the depth at which it wants to

@@ -24,7 +24,10 @@ use std::ptr::NonNull;
 /// writes them.
 #[repr(C)]
 pub(crate) struct JobHeader {
-    execute: unsafe fn(*const JobHeader),
+    /// Runs the job. A marked stack job leaves it unwritten until the job
+    /// leaves its frame's `join` (`JobHeader::prepare_marked`): its mark holds
+    /// the function meanwhile (`marks.rs`).
+    execute: std::cell::UnsafeCell<MaybeUninit<ExecFn>>,
     /// The worker whose frame holds a stack job, so whoever completes it knows
     /// whom to wake. Unused by heap jobs.
     owner: std::cell::UnsafeCell<MaybeUninit<usize>>,
@@ -32,10 +35,36 @@ pub(crate) struct JobHeader {
     state: MaybeUninit<AtomicUsize>,
 }
 
+/// The type-erased entry point of a job.
+pub(crate) type ExecFn = unsafe fn(*const JobHeader);
+
 impl JobHeader {
     #[inline(always)]
-    fn new(execute: unsafe fn(*const JobHeader)) -> JobHeader {
-        JobHeader { execute, owner: std::cell::UnsafeCell::new(MaybeUninit::uninit()), state: MaybeUninit::uninit() }
+    fn new(execute: ExecFn) -> JobHeader {
+        JobHeader { execute: std::cell::UnsafeCell::new(MaybeUninit::new(execute)), ..JobHeader::unwritten() }
+    }
+
+    #[inline(always)]
+    fn unwritten() -> JobHeader {
+        JobHeader {
+            execute: std::cell::UnsafeCell::new(MaybeUninit::uninit()),
+            owner: std::cell::UnsafeCell::new(MaybeUninit::uninit()),
+            state: MaybeUninit::uninit(),
+        }
+    }
+
+    /// [`JobHeader::prepare`] for a marked job, whose entry point was kept
+    /// in its mark: write it too.
+    ///
+    /// # Safety
+    /// As for `prepare`; `execute` is the job's own entry point.
+    #[inline(always)]
+    pub(crate) unsafe fn prepare_marked(p: *mut JobHeader, owner: usize, execute: ExecFn) {
+        // SAFETY: caller's contract: exclusive access.
+        unsafe {
+            (*(*p).execute.get()).write(execute);
+            JobHeader::prepare(p, owner);
+        }
     }
 
     /// Make a job ready to run on another thread: record its owner and reset
@@ -114,8 +143,10 @@ impl JobRef {
     #[inline(always)]
     pub(crate) unsafe fn execute(self) {
         let p = self.header() as *const JobHeader;
-        // SAFETY: the header is the first field of a live job (caller's contract).
-        unsafe { ((*p).execute)(p) }
+        // SAFETY: the header is the first field of a live job (caller's
+        // contract), whose entry point is written: at creation, or for a
+        // marked job when its mark was taken (the only way it leaves a join).
+        unsafe { (*(*p).execute.get()).assume_init()(p) }
     }
 }
 
@@ -191,6 +222,23 @@ impl<L: Latch, F: FnOnce() -> R, R> StackJob<L, F, R> {
             result: UnsafeCell::new(MaybeUninit::uninit()),
         }
     }
+
+    /// A job for a frame mark: the entry point stays out of the header until
+    /// the mark is taken ([`JobHeader::prepare_marked`]); [`StackJob::ENTRY`]
+    /// goes into the mark instead. It runs through `run_inline` or, once
+    /// taken, through its header.
+    #[inline(always)]
+    pub(crate) fn new_marked(func: F, latch: L) -> Self {
+        StackJob {
+            header: JobHeader::unwritten(),
+            latch,
+            func: UnsafeCell::new(MaybeUninit::new(func)),
+            result: UnsafeCell::new(MaybeUninit::uninit()),
+        }
+    }
+
+    /// The entry point a mark holds for a job of this type.
+    pub(crate) const ENTRY: ExecFn = Self::execute;
 
     #[inline(always)]
     pub(crate) fn as_job_ref(&self) -> JobRef {

@@ -9,9 +9,9 @@
 //! guard then finishes `b` before the unwinding continues.
 //!
 //! The fast path is the message-based policies' (`adm-central`, `adm-hier`):
-//! the job is *marked* rather than queued (`marks.rs`): its address is stored
-//! in the word of the worker's mark region that mirrors the job's depth on
-//! the stack, and after `a` the join checks that word and clears it. The
+//! the job is *marked* rather than queued (`marks.rs`): its entry point is
+//! stored in the word of the worker's mark region that mirrors the job's
+//! depth on the stack, and after `a` the join checks that word and clears it. The
 //! spawn gate (`gate.rs`) holds the top of the stack, the end of the region
 //! and a depth limit side by side, and the thread-local points at it, so the
 //! whole check is one thread-local load, three loads, a subtract and a
@@ -110,9 +110,10 @@ where
     // The job's address decides the fast path, so take the slot first and
     // fill it only there: the slow path builds its own job out of line.
     let mut slot = MaybeUninit::<StackJob<JobLatch, B, RB>>::uninit();
-    let d = g.stack_hi.get().wrapping_sub(slot.as_ptr() as usize);
+    // (Exposing the address lets a mark name the job by its depth alone: `marks.rs`.)
+    let d = g.stack_hi.get().wrapping_sub(slot.as_ptr().expose_provenance());
     if d < g.limit.load(Ordering::Relaxed) {
-        let job = slot.write(StackJob::new(b, JobLatch));
+        let job = slot.write(StackJob::new_marked(b, JobLatch));
         join_marked::<_, _, _, _, false>(g, job, d, a)
     } else {
         join_other(a, b)
@@ -121,7 +122,7 @@ where
 
 #[inline(always)]
 fn job_addr<B: FnOnce() -> RB, RB>(job: &StackJob<JobLatch, B, RB>) -> usize {
-    job.as_job_ref().as_ptr() as usize
+    job.as_job_ref().as_ptr().expose_provenance()
 }
 
 /// Every other case, kept out of line so that its extra registers do not
@@ -172,8 +173,8 @@ where
 }
 
 /// `join` on a private-queue worker (`adm-central`, `adm-hier`) with a frame
-/// mark (`marks.rs`): store the job's address in its mark, run `a`, and if the
-/// mark still holds the job, clear it and run `b` here. No word is shared
+/// mark (`marks.rs`): store the job's entry point in its mark, run `a`, and if
+/// the mark is still set, clear it and run `b` here. No word is shared
 /// with any other `join`, so the joins of a recursion do not wait on each
 /// other through memory. `SLOW`: the gate said no (mail waiting, or a count of
 /// pending work due), so after marking, the worker does those duties
@@ -186,12 +187,11 @@ where
     RA: Send,
     RB: Send,
 {
-    let ptr = job.as_job_ref().as_ptr();
     // SAFETY: `d` is below the gate's limit (fast path) or the region's bound
     // (slow path), and the limit never exceeds the bound, so `marks_end - d`
     // is a word of this worker's mark region, which only this thread touches.
     let mark = unsafe { &*g.marks_end.get().cast::<Mark>().wrapping_byte_sub(d) };
-    mark.set(ptr);
+    mark.set(Some(StackJob::<JobLatch, B, RB>::ENTRY));
     g.count_join();
     // From here on the mark is live: the guard settles it on any unwinding.
     let guard = MarkGuard { job, mark };
@@ -201,8 +201,8 @@ where
     }
     let ra = a();
     mem::forget(guard);
-    let rb = if mark.get() == ptr {
-        mark.set(std::ptr::null_mut());
+    let rb = if mark.get().is_some() {
+        mark.set(None);
         // SAFETY: the job was still marked, so nobody took it: it is ours.
         unsafe { job.run_inline() }
     } else {
@@ -242,8 +242,8 @@ impl<F: FnOnce() -> R, R> Drop for MarkGuard<'_, F, R> {
 #[cold]
 #[inline(never)]
 fn finish_marked_after_panic<F: FnOnce() -> R, R>(job: &StackJob<JobLatch, F, R>, mark: &Mark) {
-    if mark.get() == job.as_job_ref().as_ptr() {
-        mark.set(std::ptr::null_mut());
+    if mark.get().is_some() {
+        mark.set(None);
         // SAFETY: still marked, so it is ours.
         let _ = panic::catch_unwind(AssertUnwindSafe(|| unsafe { job.run_inline() }));
     } else {
