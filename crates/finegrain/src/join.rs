@@ -110,8 +110,9 @@ where
     // The job's address decides the fast path, so take the slot first and
     // fill it only there: the slow path builds its own job out of line.
     let mut slot = MaybeUninit::<StackJob<JobLatch, B, RB>>::uninit();
-    // (Exposing the address lets a mark name the job by its depth alone: `marks.rs`.)
-    let d = g.stack_hi.get().wrapping_sub(slot.as_ptr().expose_provenance());
+    // The cast exposes the address (`expose_provenance`, spelled as a cast for
+    // Rust 1.80), which lets a mark name the job by its depth alone: `marks.rs`.
+    let d = g.stack_hi.get().wrapping_sub(slot.as_ptr() as usize);
     if d < g.limit.load(Ordering::Relaxed) {
         let job = slot.write(StackJob::new_marked(b, JobLatch));
         join_marked::<_, _, _, _, false>(g, job, d, a)
@@ -122,7 +123,7 @@ where
 
 #[inline(always)]
 fn job_addr<B: FnOnce() -> RB, RB>(job: &StackJob<JobLatch, B, RB>) -> usize {
-    job.as_job_ref().as_ptr().expose_provenance()
+    job.as_job_ref().as_ptr() as usize // exposes, as in `join`
 }
 
 /// Every other case, kept out of line so that its extra registers do not

@@ -143,7 +143,8 @@ impl FrameMarks {
         let entry = self.word(d).replace(None).expect("take_at: a live mark");
         // The job mirrored by the mark. Its `join` exposed its address when
         // it computed the depth, so the address alone names it again.
-        let p: *mut JobHeader = std::ptr::with_exposed_provenance_mut(self.stack_hi - d);
+        // (`with_exposed_provenance_mut`, spelled as a cast for Rust 1.80.)
+        let p = (self.stack_hi - d) as *mut JobHeader;
         // SAFETY: a live mark holds the entry point of a job of a live frame
         // of this worker, at this depth (module invariants); it leaves the
         // worker now, so it gets its entry point, owner and latch state.
@@ -200,7 +201,7 @@ mod tests {
         // Exposed, as a `join` exposes its job's address: `take_at` finds the
         // job from the mark's depth alone.
         let base = stack.as_mut_ptr();
-        let _ = base.expose_provenance();
+        let _ = base as usize;
         let hi = base as usize + 40 * 8;
         let m = FrameMarks::new(hi, 40 * 8);
         assert_eq!(m.limit_bound(), 40 * 8 + 1);
