@@ -53,7 +53,7 @@ fn main() {
                 pool.reset_stats();
                 for _ in 0..5 {
                     let s = Instant::now();
-                    let got = pool.install(|| par());
+                    let got = pool.install(par);
                     times.push(s.elapsed());
                     assert!((got - want).abs() <= 1e-6 * want.abs().max(1.0), "{name}: {got} != {want}");
                 }

@@ -152,7 +152,7 @@ fn child_process_entry() {
             assert_eq!(g.policy(), &Policy::parse("ws:victim=nearest,steal=one").unwrap());
             // Work outside any pool goes to the global pool.
             assert_eq!(finegrain::current_num_threads(), 3);
-            let (a, b) = finegrain::join(|| finegrain::current_worker_index(), || 7);
+            let (a, b) = finegrain::join(finegrain::current_worker_index, || 7);
             assert!(a.is_some_and(|i| i < 3) && b == 7);
             // Builders without explicit settings read the same variables ...
             let p = Pool::builder().build().unwrap();

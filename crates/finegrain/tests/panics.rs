@@ -332,7 +332,7 @@ fn nested_pools_install_and_panic() {
     let b = Pool::new(3, "ws:victim=nearest").unwrap();
     let v = a.install(|| {
         let (x, y) = join(|| b.install(|| fib(15)), || fib(15));
-        let inner = b.install(|| finegrain::current_num_threads());
+        let inner = b.install(finegrain::current_num_threads);
         (x + y, inner, finegrain::current_num_threads())
     });
     assert_eq!(v, (1220, 3, 2));

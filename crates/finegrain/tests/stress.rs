@@ -517,11 +517,11 @@ fn graphs_respect_edges_and_run_every_node_once() {
         let n = rng.range(1, size(400));
         let density = rng.range(0, 6) as u64; // percent of forward pairs
         let mut preds: Vec<Vec<usize>> = vec![Vec::new(); n];
-        for j in 0..n {
+        for (j, pj) in preds.iter_mut().enumerate() {
             // Edges only from lower to higher ids: the graph is acyclic.
             for i in j.saturating_sub(40)..j {
                 if rng.chance(density) {
-                    preds[j].push(i);
+                    pj.push(i);
                 }
             }
         }
@@ -698,7 +698,7 @@ fn reentrant_install_and_rejected_cycles() {
         let pool = Pool::new(4, policy).unwrap();
         let v = pool.install(|| {
             let me = finegrain::current_worker_index();
-            let inner = pool.install(|| finegrain::current_worker_index());
+            let inner = pool.install(finegrain::current_worker_index);
             assert_eq!(me, inner, "a nested install of the same pool runs on the calling worker");
             join(|| pool.install(|| 1), || pool.install(|| 2))
         });
