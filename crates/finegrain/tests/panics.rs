@@ -486,23 +486,24 @@ impl Drop for Token<'_> {
 #[test]
 fn join_large_second_closure_drops_its_captures_once() {
     quiet_expected_panics();
-    fn tree(lo: usize, hi: usize, made: &AtomicUsize, dropped: &AtomicUsize) -> usize {
+    /// A binary join tree over `lo..hi` whose second closures own a `Token`
+    /// and some padding (over two words); with `panics`, some leaves panic.
+    fn tree(lo: usize, hi: usize, panics: bool, made: &AtomicUsize, dropped: &AtomicUsize) -> usize {
         if hi - lo == 1 {
-            if lo % 61 == 7 {
+            if panics && lo % 61 == 7 {
                 panic!("leaf {lo} {EXPECTED}");
             }
             return 1;
         }
         let mid = (lo + hi) / 2;
         made.fetch_add(1, Relaxed);
-        let token = Token(dropped);
-        let pad = [lo as u64; 3];
+        let (token, pad) = (Token(dropped), [lo as u64; 3]);
         let (a, b) = join(
-            || tree(lo, mid, made, dropped),
+            || tree(lo, mid, panics, made, dropped),
             move || {
                 let _t = token;
                 std::hint::black_box(pad);
-                tree(mid, hi, made, dropped)
+                tree(mid, hi, panics, made, dropped)
             },
         );
         a + b
@@ -511,29 +512,12 @@ fn join_large_second_closure_drops_its_captures_once() {
         for threads in [1, 4] {
             let pool = Pool::new(threads, policy).unwrap();
             let (made, dropped) = (AtomicUsize::new(0), AtomicUsize::new(0));
-            let r = catch_unwind(AssertUnwindSafe(|| pool.install(|| tree(0, 2048, &made, &dropped))));
+            let r = catch_unwind(AssertUnwindSafe(|| pool.install(|| tree(0, 2048, true, &made, &dropped))));
             assert!(r.is_err(), "{policy}: some leaves panic");
             assert_eq!(dropped.load(SeqCst), made.load(SeqCst), "{policy}, {threads} threads: drops of the second closures' captures");
             // Without panics, every leaf is counted.
             let (made, dropped) = (AtomicUsize::new(0), AtomicUsize::new(0));
-            fn clean(lo: usize, hi: usize, made: &AtomicUsize, dropped: &AtomicUsize) -> usize {
-                if hi - lo == 1 {
-                    return 1;
-                }
-                let mid = (lo + hi) / 2;
-                made.fetch_add(1, Relaxed);
-                let (token, pad) = (Token(dropped), [hi as u64; 4]);
-                let (a, b) = join(
-                    || clean(lo, mid, made, dropped),
-                    move || {
-                        let _t = token;
-                        std::hint::black_box(pad);
-                        clean(mid, hi, made, dropped)
-                    },
-                );
-                a + b
-            }
-            assert_eq!(pool.install(|| clean(0, 4096, &made, &dropped)), 4096, "{policy}");
+            assert_eq!(pool.install(|| tree(0, 4096, false, &made, &dropped)), 4096, "{policy}");
             assert_eq!(dropped.load(SeqCst), made.load(SeqCst), "{policy}, {threads} threads");
         }
     }
