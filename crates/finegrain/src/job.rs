@@ -7,6 +7,7 @@
 //! their creator's frame (scope spawns, phase tasks, graph nodes) are boxed
 //! ([`HeapJob`]).
 
+use crate::block_cache;
 use crate::latch::Latch;
 use crate::sync::{AtomicUsize, UnsafeCell};
 use std::any::Any;
@@ -307,7 +308,9 @@ impl Latch for CrossLatch {
     }
 }
 
-/// A boxed job: `F` runs once and frees the box.
+/// A heap job: `F` runs once and frees the job. Jobs that fit a block of the
+/// thread's block cache (`block_cache.rs`: every phase task, most scope
+/// spawns) live in one; larger ones are boxed.
 #[repr(C)]
 pub(crate) struct HeapJob<F> {
     header: JobHeader,
@@ -315,17 +318,37 @@ pub(crate) struct HeapJob<F> {
 }
 
 impl<F: FnOnce() + Send> HeapJob<F> {
-    /// Box `func` as a job. The caller must make sure whatever `func` borrows
-    /// outlives its execution (scopes, phases and graphs wait for all their jobs).
+    /// Put `func` on the heap as a job. The caller must make sure whatever
+    /// `func` borrows outlives its execution (scopes, phases and graphs wait
+    /// for all their jobs).
+    #[inline]
     pub(crate) fn into_job_ref(func: F) -> JobRef {
-        let b = Box::new(HeapJob { header: JobHeader::new(Self::execute), func });
-        // SAFETY: Box::into_raw is never null; header is the first field.
-        unsafe { JobRef::from_ptr(Box::into_raw(b) as *mut JobHeader) }
+        let job = HeapJob { header: JobHeader::new(Self::execute), func };
+        let p = if block_cache::fits::<Self>() {
+            let p = block_cache::take().cast::<Self>();
+            // SAFETY: a fresh block, large and aligned enough for `Self` (`fits`).
+            unsafe { p.write(job) };
+            p
+        } else {
+            Box::into_raw(Box::new(job))
+        };
+        // SAFETY: never null; the header is the first field.
+        unsafe { JobRef::from_ptr(p as *mut JobHeader) }
     }
 
     unsafe fn execute(this: *const JobHeader) {
-        // SAFETY: created by into_job_ref and executed exactly once.
-        let b = unsafe { Box::from_raw(this as *mut Self) };
-        (b.func)();
+        let p = this as *mut Self;
+        // SAFETY: created by `into_job_ref` and executed exactly once: the job
+        // is moved out, and its memory given back, before `func` runs.
+        let func = unsafe {
+            if block_cache::fits::<Self>() {
+                let job = p.read();
+                block_cache::give(p.cast());
+                job.func
+            } else {
+                Box::from_raw(p).func
+            }
+        };
+        func();
     }
 }

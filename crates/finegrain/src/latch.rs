@@ -8,6 +8,7 @@
 
 use crate::sleep::Sleep;
 use crate::sync::{lock, AtomicUsize, Condvar, Mutex, Ordering};
+use crossbeam_utils::CachePadded;
 
 #[cfg(not(loom))]
 pub(crate) trait Latch {
@@ -117,13 +118,17 @@ impl LockLatch {
 /// Counts outstanding jobs of a scope, phase or graph; sets its inner worker latch
 /// when the count drops to zero. The count starts at 1 for the creating body.
 pub(crate) struct CountLatch {
-    count: AtomicUsize,
+    /// On a line of its own: the tasks of the scope or phase update it on
+    /// every worker, while the waiting owner polls `inner` between tasks. On
+    /// one line the two made every update a cache-line transfer (a phase of
+    /// 2^19 tiny tasks under `ws` at 2 threads: 49 ms shared, 30 ms padded).
+    count: CachePadded<AtomicUsize>,
     pub(crate) inner: WorkerLatch,
 }
 
 impl CountLatch {
     pub(crate) fn new(sleep: &Sleep, owner: usize) -> Self {
-        CountLatch { count: AtomicUsize::new(1), inner: WorkerLatch::new(sleep, owner) }
+        CountLatch { count: CachePadded::new(AtomicUsize::new(1)), inner: WorkerLatch::new(sleep, owner) }
     }
 
     #[inline]

@@ -42,6 +42,8 @@ pub(crate) mod sleep;
 #[cfg(not(loom))]
 mod affinity;
 #[cfg(not(loom))]
+mod block_cache;
+#[cfg(not(loom))]
 mod central;
 #[cfg(not(loom))]
 mod error;

@@ -23,6 +23,7 @@ use crate::policy::PolicyKind;
 use crate::reduce::{ReduceHead, ReduceMethod, TreeEnd, Word};
 use crate::registry::Registry;
 use crate::worker::WorkerThread;
+use std::cell::Cell;
 use std::panic::{self, AssertUnwindSafe};
 
 /// Largest task descriptor, in bytes: four machine words.
@@ -52,6 +53,9 @@ struct PhaseShared<'f, T> {
 #[allow(missing_debug_implementations)]
 pub struct PhaseCtx<'p, T> {
     shared: &'p PhaseShared<'p, T>,
+    /// Under the counting ends, the task's latest child, held back until the
+    /// next `enqueue` or the task's end (see [`PhaseShared::hands_over`]).
+    held: Cell<Option<T>>,
 }
 
 struct SharedPtr<'f, T>(*const PhaseShared<'f, T>);
@@ -63,31 +67,86 @@ impl<T: Copy + Send> PhaseCtx<'_, T> {
     /// Add a task to the phase. It runs at most once, before the phase returns.
     #[inline]
     pub fn enqueue(&self, task: T) {
-        enqueue(self.shared, task)
+        if self.shared.hands_over() {
+            if let Some(prev) = self.held.replace(Some(task)) {
+                enqueue(self.shared, prev);
+            }
+        } else {
+            enqueue(self.shared, task)
+        }
     }
 }
 
+impl<T> PhaseShared<'_, T> {
+    /// Does a task hand its unit of the shared counter over to its last child?
+    ///
+    /// Under the counting ends every enqueue adds one to a counter all the
+    /// phase's workers share, and every task's end takes one off: three
+    /// atomic read-modify-writes on one cache line for a node with two
+    /// children. Instead, a task's latest child is held back; when the task
+    /// ends it pushes that child without counting it and does not count its
+    /// own end: the unit it held passes to the child. The counter can still
+    /// reach zero only when no task is queued or running, because a unit is
+    /// never released while its holder (the task, then the child) may still
+    /// run or enqueue. One atomic per task instead of two on average in a
+    /// tree; the held child becomes visible to thieves when its parent ends,
+    /// which for a task a few hundred instructions long is no later than it
+    /// would be stolen anyway.
+    fn hands_over(&self) -> bool {
+        !matches!(self.end, End::Piggyback(_))
+    }
+}
+
+/// Count an enqueue under the phase's end, then push the task.
 fn enqueue<T: Copy + Send>(shared: &PhaseShared<'_, T>, task: T) {
-    const { assert!(std::mem::size_of::<T>() <= MAX_TASK_BYTES, "a phase task is at most four machine words") };
     match &shared.end {
         End::Count(latch) => latch.increment(),
         End::Tree(t) => t.increment(),
         End::Piggyback(h) => count_piggyback_enqueue(shared.registry, h),
     }
+    push_task(shared, task)
+}
+
+/// Push a task already counted (or holding a unit handed over to it).
+fn push_task<T: Copy + Send>(shared: &PhaseShared<'_, T>, task: T) {
+    const { assert!(std::mem::size_of::<T>() <= MAX_TASK_BYTES, "a phase task is at most four machine words") };
     // The phase waits for every job before `shared` goes away.
     let ptr = SharedPtr(shared as *const PhaseShared<'_, T>);
     let job = HeapJob::into_job_ref(move || {
         let ptr = ptr;
         // SAFETY: see SharedPtr.
         let shared = unsafe { &*ptr.0 };
-        let ctx = PhaseCtx { shared };
+        let ctx = PhaseCtx { shared, held: Cell::new(None) };
         let r = panic::catch_unwind(AssertUnwindSafe(|| (shared.body)(&ctx, task)));
         crate::worker::flush_current_counters();
-        // SAFETY: last touch of `shared` by this task.
-        unsafe { finish(ptr.0, r) };
+        match (r, ctx.held.take()) {
+            (Ok(v), Some(last)) => {
+                record_value(shared, v);
+                // The unit passes to `last`; after this push the phase may end
+                // at any time, so `shared` is not touched again.
+                push_task(shared, last);
+            }
+            (r, held) => {
+                if let Some(last) = held {
+                    // After a panic the held child is counted like any other.
+                    enqueue(shared, last);
+                }
+                // SAFETY: last touch of `shared` by this task.
+                unsafe { finish(ptr.0, r) };
+            }
+        }
     });
     // SAFETY: the registry outlives the phase.
     unsafe { Registry::push_or_inject(shared.registry, job) };
+}
+
+/// Under the tree end, fold a finished task's value into this worker's slot
+/// without releasing its unit (the task handed it over).
+fn record_value<T>(s: &PhaseShared<'_, T>, value: usize) {
+    if let End::Tree(t) = &s.end {
+        // SAFETY: tasks run on the phase's workers; non-null.
+        t.add(unsafe { (*WorkerThread::current()).index }, value);
+    }
 }
 
 /// Under the piggyback method: count an enqueue in this worker's tokens, or,
@@ -124,8 +183,7 @@ unsafe fn finish<T>(shared: *const PhaseShared<'_, T>, r: std::thread::Result<us
         End::Count(latch) => unsafe { CountLatch::decrement(latch) },
         End::Tree(t) => {
             if let Some(v) = value {
-                // SAFETY: tasks run on the phase's workers; non-null.
-                t.add(unsafe { (*WorkerThread::current()).index }, v);
+                record_value(s, v);
             }
             // SAFETY: last touch of the phase by this task.
             unsafe { TreeEnd::decrement(t) }
@@ -196,6 +254,15 @@ where
             body(ctx, t);
             0
         });
+        if wt.mech == PolicyKind::Messaging {
+            // The managers detect the end of the phase from the task counts
+            // their messages carry (000 section 4.1; design note in
+            // `reduce.rs`), with nothing to combine: no task touches a shared
+            // counter. (fib-like tree of 2^19 tasks at 2 threads: 60 ms with
+            // the shared counter, 22 ms without; serial 18 ms.)
+            reduce_piggyback(wt, &body, &|_, _| 0, 0, initial);
+            return;
+        }
         let shared = PhaseShared {
             body: &body,
             end: End::Count(CountLatch::new(&wt.registry().sleep, wt.index)),

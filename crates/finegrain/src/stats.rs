@@ -115,12 +115,19 @@ impl WorkerCounters {
     }
 
     /// Move the worker into bucket `b`, charging the time since the last move.
+    /// Staying in the same bucket reads no clock: the time keeps running
+    /// into it either way, and a worker running one queued task after another
+    /// (a phase) would otherwise read the time-stamp counter once per task,
+    /// which in this VM cost more than the rest of the task's scheduling.
     #[inline]
     pub(crate) fn enter(&self, _b: Bucket) {
         #[cfg(feature = "stats")]
         {
-            let now = crate::timer::ticks();
             let cur = self.bucket.load(Ordering::Relaxed) as usize;
+            if cur == _b as usize {
+                return;
+            }
+            let now = crate::timer::ticks();
             let since = self.since.load(Ordering::Relaxed);
             bump(&self.time[cur], now.saturating_sub(since));
             self.since.store(now, Ordering::Relaxed);
