@@ -431,6 +431,8 @@ impl WorkerThread {
                 failed = 0;
                 continue;
             }
+            // Out of work: release the phase units held (`owed.rs`).
+            crate::owed::flush();
             if done() {
                 break;
             }

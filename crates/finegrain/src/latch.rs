@@ -140,8 +140,18 @@ impl CountLatch {
     /// As [`Latch::set`]: the latch may be freed once the count reaches zero.
     #[inline]
     pub(crate) unsafe fn decrement(this: *const Self) {
+        // SAFETY: forwarded contract.
+        unsafe { Self::decrement_by(this, 1) }
+    }
+
+    /// Release `n` units at once (a worker's tally, `owed.rs`).
+    ///
+    /// # Safety
+    /// As [`CountLatch::decrement`], and the caller holds `n` units.
+    #[inline]
+    pub(crate) unsafe fn decrement_by(this: *const Self, n: usize) {
         // SAFETY: live until the count reaches zero (caller's contract).
-        if unsafe { (*this).count.fetch_sub(1, Ordering::AcqRel) } == 1 {
+        if unsafe { (*this).count.fetch_sub(n, Ordering::AcqRel) } == n {
             // SAFETY: we took the count to zero; the owner waits for the inner latch.
             unsafe { WorkerLatch::set(&(*this).inner) };
         }

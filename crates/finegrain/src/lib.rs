@@ -60,6 +60,8 @@ mod manager_thread;
 #[cfg(not(loom))]
 mod marks;
 #[cfg(not(loom))]
+mod owed;
+#[cfg(not(loom))]
 mod panic_slot;
 #[cfg(not(loom))]
 mod phase;

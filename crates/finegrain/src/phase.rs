@@ -7,23 +7,29 @@
 //! tuples. [`phase`] returns when no task is queued or running anywhere;
 //! [`phase_reduce`] also returns the tasks' values combined.
 //!
-//! Termination of [`phase`]: a counter holds one unit for the phase's own setup
-//! plus one per task enqueued and not yet finished. A task's children are
-//! counted before the task's own unit is released, so the counter is zero only
-//! when the phase is truly over; the thread that takes it to zero sets the
-//! latch the caller waits on (the "finish" counter of X10's work-stealing
-//! scheduler, which 000 cites). [`phase_reduce`] uses the same counter with its
-//! tree method, and no shared counter at all when it piggybacks on the
-//! managers' messages (design note in `reduce.rs`).
+//! Termination of [`phase`]: under the message-based policies the managers
+//! detect it from the task counts their messages carry, as for a reduced
+//! phase (design note in `reduce.rs`), so no task touches a shared counter.
+//! Under the others a counter holds one unit for the phase's own setup plus
+//! one per task enqueued and not yet finished. A task's children are counted
+//! before the task's own unit is released (a finished task's unit may wait in
+//! its worker's tally for reuse: `owed.rs`), so the counter is zero only when the
+//! phase is truly over; the thread that takes it to zero sets the latch the
+//! caller waits on (the "finish" counter of X10's work-stealing scheduler,
+//! which 000 cites). [`phase_reduce`] uses the same counter with its tree
+//! method.
+//!
+//! Each task is a heap job in a block of the thread's block cache
+//! (`block_cache.rs`), so enqueueing allocates nothing in the steady state.
 
 use crate::job::HeapJob;
 use crate::latch::{CountLatch, WorkerLatch};
+use crate::owed;
 use crate::panic_slot::PanicSlot;
 use crate::policy::PolicyKind;
 use crate::reduce::{ReduceHead, ReduceMethod, TreeEnd, Word};
 use crate::registry::Registry;
 use crate::worker::WorkerThread;
-use std::cell::Cell;
 use std::panic::{self, AssertUnwindSafe};
 
 /// Largest task descriptor, in bytes: four machine words.
@@ -53,9 +59,6 @@ struct PhaseShared<'f, T> {
 #[allow(missing_debug_implementations)]
 pub struct PhaseCtx<'p, T> {
     shared: &'p PhaseShared<'p, T>,
-    /// Under the counting ends, the task's latest child, held back until the
-    /// next `enqueue` or the task's end (see [`PhaseShared::hands_over`]).
-    held: Cell<Option<T>>,
 }
 
 struct SharedPtr<'f, T>(*const PhaseShared<'f, T>);
@@ -67,81 +70,86 @@ impl<T: Copy + Send> PhaseCtx<'_, T> {
     /// Add a task to the phase. It runs at most once, before the phase returns.
     #[inline]
     pub fn enqueue(&self, task: T) {
-        if self.shared.hands_over() {
-            if let Some(prev) = self.held.replace(Some(task)) {
-                enqueue(self.shared, prev);
-            }
-        } else {
-            enqueue(self.shared, task)
-        }
+        enqueue(self.shared, task)
     }
 }
 
 impl<T> PhaseShared<'_, T> {
-    /// Does a task hand its unit of the shared counter over to its last child?
-    ///
-    /// Under the counting ends every enqueue adds one to a counter all the
-    /// phase's workers share, and every task's end takes one off: three
-    /// atomic read-modify-writes on one cache line for a node with two
-    /// children. Instead, a task's latest child is held back; when the task
-    /// ends it pushes that child without counting it and does not count its
-    /// own end: the unit it held passes to the child. The counter can still
-    /// reach zero only when no task is queued or running, because a unit is
-    /// never released while its holder (the task, then the child) may still
-    /// run or enqueue. One atomic per task instead of two on average in a
-    /// tree; the held child becomes visible to thieves when its parent ends,
-    /// which for a task a few hundred instructions long is no later than it
-    /// would be stolen anyway.
-    fn hands_over(&self) -> bool {
+    /// Do finished tasks keep their unit of the shared counter in their
+    /// worker's tally (`owed.rs`) instead of releasing it? Under the counting
+    /// ends; a piggybacked phase has no shared counter.
+    fn keeps_units(&self) -> bool {
         !matches!(self.end, End::Piggyback(_))
     }
 }
 
 /// Count an enqueue under the phase's end, then push the task.
 fn enqueue<T: Copy + Send>(shared: &PhaseShared<'_, T>, task: T) {
+    const { assert!(std::mem::size_of::<T>() <= MAX_TASK_BYTES, "a phase task is at most four machine words") };
     match &shared.end {
-        End::Count(latch) => latch.increment(),
-        End::Tree(t) => t.increment(),
+        // A unit this worker holds for the phase serves the new task (`owed.rs`).
+        End::Count(latch) if !owed::take(end_key(latch)) => latch.increment(),
+        End::Tree(t) if !owed::take(end_key(t)) => t.increment(),
+        End::Count(_) | End::Tree(_) => {}
         End::Piggyback(h) => count_piggyback_enqueue(shared.registry, h),
     }
-    push_task(shared, task)
-}
-
-/// Push a task already counted (or holding a unit handed over to it).
-fn push_task<T: Copy + Send>(shared: &PhaseShared<'_, T>, task: T) {
-    const { assert!(std::mem::size_of::<T>() <= MAX_TASK_BYTES, "a phase task is at most four machine words") };
     // The phase waits for every job before `shared` goes away.
     let ptr = SharedPtr(shared as *const PhaseShared<'_, T>);
     let job = HeapJob::into_job_ref(move || {
         let ptr = ptr;
         // SAFETY: see SharedPtr.
         let shared = unsafe { &*ptr.0 };
-        let ctx = PhaseCtx { shared, held: Cell::new(None) };
+        let ctx = PhaseCtx { shared };
         let r = panic::catch_unwind(AssertUnwindSafe(|| (shared.body)(&ctx, task)));
+        // Before this task's unit can let the phase end, so that
+        // `Pool::measure` right after the phase sees everything it did.
         crate::worker::flush_current_counters();
-        match (r, ctx.held.take()) {
-            (Ok(v), Some(last)) => {
+        match r {
+            Ok(v) if shared.keeps_units() => {
                 record_value(shared, v);
-                // The unit passes to `last`; after this push the phase may end
-                // at any time, so `shared` is not touched again.
-                push_task(shared, last);
+                // The unit stays with this worker until it runs out of work
+                // or an enqueue into the phase reuses it (`owed.rs`).
+                let (end, release) = shared.release_target();
+                // SAFETY: this task's unit is one of that counter's.
+                unsafe { owed::keep(end, release) };
             }
-            (r, held) => {
-                if let Some(last) = held {
-                    // After a panic the held child is counted like any other.
-                    enqueue(shared, last);
-                }
-                // SAFETY: last touch of `shared` by this task.
-                unsafe { finish(ptr.0, r) };
-            }
+            // SAFETY: last touch of `shared` by this task.
+            r => unsafe { finish(ptr.0, r) },
         }
     });
     // SAFETY: the registry outlives the phase.
     unsafe { Registry::push_or_inject(shared.registry, job) };
 }
 
-/// Under the tree end, fold a finished task's value into this worker's slot
-/// without releasing its unit (the task handed it over).
+/// The name of a counting end in a worker's tally: its address.
+fn end_key<E>(e: &E) -> *const () {
+    e as *const E as *const ()
+}
+
+/// `owed::ReleaseFn` of a count latch.
+unsafe fn release_count(end: *const (), n: usize) {
+    // SAFETY: `end` names a live `CountLatch` whose `n` units the caller holds.
+    unsafe { CountLatch::decrement_by(end.cast(), n) }
+}
+
+/// `owed::ReleaseFn` of a tree end.
+unsafe fn release_tree(end: *const (), n: usize) {
+    // SAFETY: `end` names a live `TreeEnd` whose `n` units the caller holds.
+    unsafe { TreeEnd::decrement_by(end.cast::<TreeEnd<'static>>(), n) }
+}
+
+impl<T> PhaseShared<'_, T> {
+    /// The counter a task's unit belongs to, for a worker's tally.
+    fn release_target(&self) -> (*const (), owed::ReleaseFn) {
+        match &self.end {
+            End::Count(latch) => (end_key(latch), release_count),
+            End::Tree(t) => (end_key(t), release_tree),
+            End::Piggyback(_) => unreachable!("piggybacked phases keep no shared counter"),
+        }
+    }
+}
+
+/// Under the tree end, fold a finished task's value into this worker's slot.
 fn record_value<T>(s: &PhaseShared<'_, T>, value: usize) {
     if let End::Tree(t) = &s.end {
         // SAFETY: tasks run on the phase's workers; non-null.

@@ -489,9 +489,18 @@ impl<'f> TreeEnd<'f> {
     /// `this` is live until the count reaches zero; it may be freed right
     /// after the latch is set.
     pub(crate) unsafe fn decrement(this: *const Self) {
+        // SAFETY: forwarded contract.
+        unsafe { Self::decrement_by(this, 1) }
+    }
+
+    /// Release `n` units at once (a worker's tally, `owed.rs`).
+    ///
+    /// # Safety
+    /// As [`TreeEnd::decrement`], and the caller holds `n` units.
+    pub(crate) unsafe fn decrement_by(this: *const Self, n: usize) {
         // SAFETY: live until the count reaches zero (caller's contract).
         let t = unsafe { &*this };
-        if t.count.fetch_sub(1, Ordering::AcqRel) == 1 {
+        if t.count.fetch_sub(n, Ordering::AcqRel) == n {
             t.result.store(t.reduce_tree(0, t.slots.len()), Ordering::Relaxed);
             // SAFETY: we took the count to zero; the caller waits for this latch.
             unsafe { WorkerLatch::set(&t.latch) };

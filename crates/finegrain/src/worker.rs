@@ -471,6 +471,8 @@ impl WorkerThread {
                 self.execute(j);
                 continue;
             }
+            // Out of local work: release the phase units held (`owed.rs`).
+            crate::owed::flush();
             self.counters().enter(Bucket::StealFail);
             if let Some(j) = self.steal_round() {
                 self.counters().relabel(Bucket::StealOk);

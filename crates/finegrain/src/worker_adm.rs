@@ -498,6 +498,8 @@ impl WorkerThread {
                 failed = 0;
                 continue;
             }
+            // Out of work: release the units of tree-reduced phases held (`owed.rs`).
+            crate::owed::flush();
             self.counters().enter(Bucket::StealFail);
             if !self.starving_reported.get() {
                 self.starving_reported.set(true);
