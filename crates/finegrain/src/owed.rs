@@ -103,6 +103,9 @@ pub(crate) fn flush() {
 unsafe fn flush_tally(t: &Tally) {
     let n = t.n.replace(0);
     let release = t.release.get().expect("a non-empty tally has a release function");
+    // Whatever this worker ran since its last task ended is counted before
+    // the phase can end (as `phase.rs` does before every release).
+    crate::worker::flush_current_counters();
     // SAFETY: the units are counted by the counter at `end`, which is live
     // until they are released (module invariants); after this call the tally
     // no longer refers to it.
