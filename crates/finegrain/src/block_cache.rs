@@ -29,9 +29,9 @@ use std::ptr;
 /// Bytes per block: a job header (three words) and a closure of up to 13
 /// words, which covers every phase task (at most four words plus the phase's
 /// pointer) and most scope spawns.
-pub(crate) const BLOCK_SIZE: usize = 128;
+const BLOCK_SIZE: usize = 128;
 /// Alignment of every block: what the allocator gives small blocks anyway.
-pub(crate) const BLOCK_ALIGN: usize = 16;
+const BLOCK_ALIGN: usize = 16;
 /// Free blocks kept per thread (16 KiB at most).
 const CAP: usize = 128;
 
