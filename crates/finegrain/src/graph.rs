@@ -19,7 +19,7 @@
 use crate::error::Error;
 use crate::job::HeapJob;
 use crate::latch::CountLatch;
-use crate::panic_slot::PanicSlot;
+use crate::job::unwind::PanicSlot;
 use crate::registry::Registry;
 use crate::sync::{lock, AtomicUsize, Mutex, Ordering};
 use std::panic::{self, AssertUnwindSafe};

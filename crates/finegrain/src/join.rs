@@ -9,25 +9,27 @@
 //! guard then finishes `b` before the unwinding continues.
 //!
 //! The fast path is the message-based policies' (`adm-central`, `adm-hier`):
-//! the job is *marked* rather than queued (`marks.rs`): its entry point is
-//! stored in the word of the worker's mark region that mirrors the job's
-//! depth on the stack, and after `a` the join checks that word and clears it. The
-//! spawn gate (`gate.rs`) holds the top of the stack, the end of the region
+//! the job is *marked* rather than queued (`adm/frame_marks.rs`): its entry
+//! point is stored in the word of the worker's mark region that mirrors the
+//! job's depth on the stack, and after `a` the join checks that word and
+//! clears it. The spawn gate (`adm/spawn_gate.rs`) holds the top of the stack, the end of the region
 //! and a depth limit side by side, and the thread-local points at it, so the
 //! whole check is one thread-local load, three loads, a subtract and a
 //! compare. The job's owner and latch state are written only if it leaves
 //! the worker. Every other case (mail waiting or a count due, a job outside
 //! the region, a public deque, a central unit, no pool) fails the same
 //! compare, because the limit is zero or the depth too large, and goes out of
-//! line to `join_other`, which dispatches on the policy.
+//! line to `join_other`, which dispatches on the worker's mechanism.
 
-use crate::gate::Gate;
-use crate::job::{JobHeader, JobLatch, JobRef, StackJob};
-use crate::marks::Mark;
-use crate::policy::PolicyKind;
-use crate::private_queue::take_back_at;
+use crate::adm::frame_marks::Mark;
+use crate::adm::private_queue::take_back_at;
+use crate::adm::spawn_gate::Gate;
+use crate::adm::AdmWorker;
+use crate::job::{JobHeader, JobRef, StackJob};
 use crate::sync::Ordering;
-use crate::worker::{WorkerThread, MECH_CENTRAL, MECH_PRIVATE, MECH_PUBLIC};
+use crate::unit::UnitWorker;
+use crate::worker::{JobLatch, Local, WorkerThread};
+use crate::ws::WsWorker;
 use std::mem::{self, MaybeUninit};
 use std::panic::{self, AssertUnwindSafe};
 
@@ -56,11 +58,10 @@ where
     // the caller's copy, written field by field. Moving it into the job would
     // copy it with wide loads that span several of those narrow stores, and
     // such loads cannot be forwarded from the store buffer: each waits for the
-    // stores to reach the cache. On a tree sum with 24-byte closures that stall
-    // was 6 ns per join (2*10^7 nodes: 110 ms against 48 ms serial; 55 ms with
-    // this). So the job gets a pointer to the caller's copy instead, and reads
-    // the fields one by one when it runs. (`size_of` is a constant: only one
-    // branch is compiled.)
+    // stores to reach the cache, which on a tree sum doubled the time per
+    // join (`docs/benchmarks.md`). So the job gets a pointer to the caller's
+    // copy instead, and reads the fields one by one when it runs. (`size_of`
+    // is a constant: only one branch is compiled.)
     if mem::size_of::<B>() > 2 * mem::size_of::<usize>() {
         let b = mem::ManuallyDrop::new(b);
         let bp = ByPtr(&*b as *const B);
@@ -96,8 +97,8 @@ impl<B> ByPtr<B> {
 /// `join` with `b` moved into the job. Not `inline(always)`: in a recursion
 /// the compiler then keeps this as the recursive function, with the user's
 /// closures inlined into it, so the leaves of a tree run without a call
-/// (measured on the tree sum: 61 ms when `join` was inlined into the user's
-/// function instead, 50 ms this way, 49 ms serial).
+/// (inlining `join` into the user's function instead measured slower on the
+/// tree sum: `docs/benchmarks.md`).
 #[inline]
 fn join_by_value<A, B, RA, RB>(a: A, b: B) -> (RA, RB)
 where
@@ -111,7 +112,7 @@ where
     // fill it only there: the slow path builds its own job out of line.
     let mut slot = MaybeUninit::<StackJob<JobLatch, B, RB>>::uninit();
     // The cast exposes the address (`expose_provenance`, spelled as a cast for
-    // Rust 1.80), which lets a mark name the job by its depth alone: `marks.rs`.
+    // Rust 1.80), which lets a mark name the job by its depth alone: `adm/frame_marks.rs`.
     let d = g.stack_hi.get().wrapping_sub(slot.as_ptr() as usize);
     if d < g.limit.load(Ordering::Relaxed) {
         let job = slot.write(StackJob::new_marked(b, JobLatch));
@@ -136,11 +137,8 @@ fn job_addr<B: FnOnce() -> RB, RB>(job: &StackJob<JobLatch, B, RB>) -> usize {
 /// (which comes here on every join): without it the compiler placed this call
 /// between `b`'s inline run and the function's return, so every marked join
 /// took one extra jump to reach its epilogue. A cold callee moves the call to
-/// the end of the function and lets `b`'s path fall through. fib(35) at one
-/// thread under `adm-central`: 37.1 ms before, 34.2 ms after (the join shape
-/// with no runtime measures 34.9 ms in the same run); 19.8 -> 18.6
-/// instructions per spawn. `ws` measured the same either way (177-178 ms;
-/// 89.6 -> 90.6 instructions per spawn).
+/// the end of the function and lets `b`'s path fall through (measured before
+/// and after in `docs/benchmarks.md`; `ws` is unaffected).
 #[cold]
 #[inline(never)]
 fn join_other<A, B, RA, RB>(a: A, b: B) -> (RA, RB)
@@ -158,16 +156,27 @@ where
     let wt = unsafe { &*wt };
     // Each mechanism's path is a function of its own holding its own job, so
     // that a recursion pays for one path's frame per level, not for all.
-    match wt.mech {
-        PolicyKind::Messaging => join_private_slow(wt, a, b),
-        PolicyKind::WorkStealing => join_in_worker::<_, _, _, _, MECH_PUBLIC>(wt, &StackJob::new(b, JobLatch), a),
-        PolicyKind::Central(_) => join_central(wt, a, b),
+    match &wt.local {
+        Local::Adm(m) => join_private_slow(wt, m, a, b),
+        Local::Ws(m) => join_ws(wt, m, &StackJob::new(b, JobLatch), a),
+        Local::Unit(m) => join_unit(wt, m, a, b),
+    }
+}
+
+/// The newest task of this worker's own queue, whatever the policy's order,
+/// and whether this worker pushed it (under a private queue a task this
+/// worker did not receive must be prepared before it runs through its header).
+fn pop_newest(wt: &WorkerThread) -> Option<JobRef> {
+    match &wt.local {
+        Local::Ws(m) => m.pop_newest(),
+        Local::Adm(m) => m.pop_newest().map(|j| m.leaving_private(&wt.h, j)),
+        Local::Unit(m) => m.pop_newest(&wt.h),
     }
 }
 
 /// A private-queue worker whose gate said no.
 #[inline(never)]
-fn join_private_slow<A, B, RA, RB>(wt: &WorkerThread, a: A, b: B) -> (RA, RB)
+fn join_private_slow<A, B, RA, RB>(wt: &WorkerThread, m: &AdmWorker, a: A, b: B) -> (RA, RB)
 where
     A: FnOnce() -> RA + Send,
     B: FnOnce() -> RB + Send,
@@ -175,12 +184,12 @@ where
     RB: Send,
 {
     let job = StackJob::new(b, JobLatch);
-    let g = &wt.mail().gate;
-    let d = wt.marks.depth_of(job_addr(&job));
-    if d < wt.marks.limit_bound() {
+    let g = m.spawn_gate();
+    let d = m.marks().depth_of(job_addr(&job));
+    if d < m.marks().limit_bound() {
         join_marked::<_, _, _, _, true>(g, &job, d, a)
     } else {
-        join_queued(g, &job, a)
+        join_queued(wt, m, &job, a)
     }
 }
 
@@ -190,7 +199,7 @@ where
 /// with any other `join`, so the joins of a recursion do not wait on each
 /// other through memory. `SLOW`: the gate said no (mail waiting, or a count of
 /// pending work due), so after marking, the worker does those duties
-/// (`WorkerThread::join_slow_duties`), which may hand this very job over.
+/// (`AdmWorker::join_slow_duties`), which may hand this very job over.
 #[inline(always)]
 fn join_marked<A, B, RA, RB, const SLOW: bool>(g: &Gate, job: &StackJob<JobLatch, B, RB>, d: usize, a: A) -> (RA, RB)
 where
@@ -208,8 +217,7 @@ where
     // From here on the mark is live: the guard settles it on any unwinding.
     let guard = MarkGuard { job, mark };
     if SLOW {
-        // SAFETY: only reached from `join_other` on a live worker.
-        unsafe { (*WorkerThread::current()).join_slow_duties(d) };
+        join_slow_duties(d);
     }
     let ra = a();
     mem::forget(guard);
@@ -223,6 +231,17 @@ where
     (ra, rb)
 }
 
+/// The slow path's duties of a marked `join` (`AdmWorker::join_slow_duties`).
+#[cold]
+#[inline(never)]
+fn join_slow_duties(d: usize) {
+    // SAFETY: only reached from `join_other` on a live worker.
+    let wt = unsafe { &*WorkerThread::current() };
+    if let Local::Adm(m) = &wt.local {
+        m.join_slow_duties(&wt.h, d);
+    }
+}
+
 /// The mark was taken: the job went to another worker, or this worker ran it
 /// while waiting for something else. Either way it was prepared, and its
 /// latch says when it is done.
@@ -231,8 +250,10 @@ where
 fn mark_taken<B: FnOnce() -> RB, RB>(job: &StackJob<JobLatch, B, RB>) -> RB {
     // SAFETY: a join runs on a worker; the current one is live.
     let wt = unsafe { &*WorkerThread::current() };
-    wt.count_join_slow();
-    wt.marks.frame_returning();
+    wt.h.hot.join_slow();
+    if let Local::Adm(m) = &wt.local {
+        m.marks().frame_returning();
+    }
     wait_for(wt, job)
 }
 
@@ -267,7 +288,7 @@ fn finish_marked_after_panic<F: FnOnce() -> R, R>(job: &StackJob<JobLatch, F, R>
 /// (on another stack, or deeper than the region): the job goes on the private
 /// queue instead, and the take-back checks the queue's newest slot.
 #[inline(never)]
-fn join_queued<A, B, RA, RB>(g: &Gate, job: &StackJob<JobLatch, B, RB>, a: A) -> (RA, RB)
+fn join_queued<A, B, RA, RB>(wt: &WorkerThread, m: &AdmWorker, job: &StackJob<JobLatch, B, RB>, a: A) -> (RA, RB)
 where
     A: FnOnce() -> RA + Send,
     B: FnOnce() -> RB + Send,
@@ -275,10 +296,10 @@ where
     RB: Send,
 {
     let job_ref = job.as_job_ref();
+    let g = m.spawn_gate();
     g.count_join();
-    // SAFETY: only reached from `join_other` on a live worker.
-    unsafe { (*WorkerThread::current()).push_slow(job_ref) };
-    let guard = JoinGuard::<B, RB, MECH_PRIVATE> { job };
+    m.push_slow(&wt.h, job_ref);
+    let guard = JoinGuard::<B, RB, true> { job };
     let ra = a();
     mem::forget(guard);
     // SAFETY: this thread's gate (a join ends on the worker it started on).
@@ -286,7 +307,7 @@ where
         // SAFETY: we took our own job back, so nobody else has it.
         unsafe { job.run_inline() }
     } else {
-        take_back_slow_private(job)
+        take_back_slow_private(wt, job)
     };
     (ra, rb)
 }
@@ -295,11 +316,9 @@ where
 /// over, or tasks were received above it.
 #[cold]
 #[inline(never)]
-fn take_back_slow_private<B: FnOnce() -> RB, RB>(job: &StackJob<JobLatch, B, RB>) -> RB {
-    // SAFETY: a join runs on a worker; the current one is live.
-    let wt = unsafe { &*WorkerThread::current() };
-    wt.count_join_slow();
-    take_back_slow::<_, _, MECH_PRIVATE>(wt, job, wt.pop_newest::<MECH_PRIVATE>())
+fn take_back_slow_private<B: FnOnce() -> RB, RB>(wt: &WorkerThread, job: &StackJob<JobLatch, B, RB>) -> RB {
+    wt.h.hot.join_slow();
+    take_back_slow(wt, job, pop_newest(wt))
 }
 
 #[cold]
@@ -313,17 +332,19 @@ where
     crate::pool::global().install(|| join_by_value(a, b))
 }
 
-/// Finishes `b` if `a` unwinds, so the frame holding `b` outlives every use of it.
-struct JoinGuard<'a, F: FnOnce() -> R, R, const M: usize> {
+/// Finishes `b` if `a` unwinds, so the frame holding `b` outlives every use
+/// of it. `PRIVATE`: `b` was queued on a private queue, whose joins are
+/// counted in the spawn gate.
+struct JoinGuard<'a, F: FnOnce() -> R, R, const PRIVATE: bool> {
     job: &'a StackJob<JobLatch, F, R>,
 }
 
-impl<F: FnOnce() -> R, R, const M: usize> Drop for JoinGuard<'_, F, R, M> {
+impl<F: FnOnce() -> R, R, const PRIVATE: bool> Drop for JoinGuard<'_, F, R, PRIVATE> {
     // Inlined into the landing pad, so the job's address is recomputed there
     // from the frame instead of being stored in the guard on the fast path.
     #[inline(always)]
     fn drop(&mut self) {
-        finish_after_panic::<F, R, M>(self.job)
+        finish_after_panic::<F, R, PRIVATE>(self.job)
     }
 }
 
@@ -331,19 +352,19 @@ impl<F: FnOnce() -> R, R, const M: usize> Drop for JoinGuard<'_, F, R, M> {
 /// is dropped: `a`'s is the one resumed).
 #[cold]
 #[inline(never)]
-fn finish_after_panic<F: FnOnce() -> R, R, const M: usize>(job: &StackJob<JobLatch, F, R>) {
+fn finish_after_panic<F: FnOnce() -> R, R, const PRIVATE: bool>(job: &StackJob<JobLatch, F, R>) {
     // SAFETY: still on the worker that pushed `b`.
     let wt = unsafe { &*WorkerThread::current() };
-    if M == MECH_PRIVATE {
-        wt.count_join_slow();
+    if PRIVATE {
+        wt.h.hot.join_slow();
     }
-    let _ = panic::catch_unwind(AssertUnwindSafe(|| take_back_slow::<_, _, M>(wt, job, wt.pop_newest::<M>())));
+    let _ = panic::catch_unwind(AssertUnwindSafe(|| take_back_slow(wt, job, pop_newest(wt))));
 }
 
 /// `join` on a public deque (`ws`): thieves take jobs without asking, so the
 /// job is prepared to run elsewhere before it is pushed.
 #[inline(always)]
-fn join_in_worker<A, B, RA, RB, const M: usize>(wt: &WorkerThread, job: &StackJob<JobLatch, B, RB>, a: A) -> (RA, RB)
+fn join_ws<A, B, RA, RB>(wt: &WorkerThread, m: &WsWorker, job: &StackJob<JobLatch, B, RB>, a: A) -> (RA, RB)
 where
     A: FnOnce() -> RA + Send,
     B: FnOnce() -> RB + Send,
@@ -353,71 +374,68 @@ where
     let job_ref = job.as_job_ref();
     // SAFETY: not yet visible to other threads.
     unsafe { JobHeader::prepare(job_ref.as_ptr(), wt.index) };
-    wt.push_as::<M>(job_ref);
-    let guard = JoinGuard::<B, RB, M> { job };
+    m.push_job(&wt.h, job_ref);
+    let guard = JoinGuard::<B, RB, false> { job };
     let ra = a();
     mem::forget(guard);
     // The common case: `b` is still the newest task here.
-    let rb = match wt.pop_newest::<M>() {
+    let rb = match m.pop_newest() {
         Some(j) if j == job_ref => {
-            wt.count_inline_task();
+            wt.h.hot.task_run();
             // SAFETY: we popped our own job, so nobody else has it.
             unsafe { job.run_inline() }
         }
-        other => take_back_slow::<_, _, M>(wt, job, other),
+        other => take_back_slow(wt, job, other),
     };
     (ra, rb)
 }
 
-/// `join` under the central-unit policies: like the others, plus the serial
-/// position (`pdf`): `a` runs at `here.child(0)`, `b` at `here.child(1)`.
+/// `join` under the central unit: like the others, with `a` and `b` at their
+/// serial positions (`pdf`; `SerialPath::join`).
 #[inline(never)]
-fn join_central<A, B, RA, RB>(wt: &WorkerThread, a: A, b: B) -> (RA, RB)
+fn join_unit<A, B, RA, RB>(wt: &WorkerThread, m: &UnitWorker, a: A, b: B) -> (RA, RB)
 where
     A: FnOnce() -> RA + Send,
     B: FnOnce() -> RB + Send,
     RA: Send,
     RB: Send,
 {
-    const M: usize = MECH_CENTRAL;
     let job = &StackJob::new(b, JobLatch);
-    let job_ref = job.as_job_ref();
-    let here = wt.central.path.get();
-    let entry = wt.central_push_at(job_ref, here.child(1));
-    wt.central.path.set(here.child(0));
-    let guard = JoinGuard::<B, RB, M> { job };
+    let (entry, here) = m.join_begin(&wt.h, job.as_job_ref());
+    let guard = JoinGuard::<B, RB, false> { job };
     let ra = a();
     mem::forget(guard);
-    wt.central.path.set(here.child(1));
-    let rb = if wt.central_take_back(entry) {
-        wt.count_inline_task();
+    m.join_after_a(&entry);
+    let rb = if m.take_back(&wt.h, entry) {
+        wt.h.hot.task_run();
         // SAFETY: we took our own job back, so nobody else has it.
         unsafe { job.run_inline() }
     } else {
-        take_back_slow::<_, _, M>(wt, job, wt.pop_newest::<M>())
+        take_back_slow(wt, job, m.pop_newest(&wt.h))
     };
-    wt.central.path.set(here);
+    m.join_end(here);
     (ra, rb)
 }
 
 /// `b` was not on top: run the tasks above it, then either find it or wait
-/// for the worker that took it.
+/// for the worker that took it. (`popped` comes from `pop_newest`, so a
+/// private-queue task is already prepared to run here.)
 #[cold]
 #[inline(never)]
-fn take_back_slow<B: FnOnce() -> RB, RB, const M: usize>(wt: &WorkerThread, job: &StackJob<JobLatch, B, RB>, mut popped: Option<JobRef>) -> RB {
+fn take_back_slow<B: FnOnce() -> RB, RB>(wt: &WorkerThread, job: &StackJob<JobLatch, B, RB>, mut popped: Option<JobRef>) -> RB {
     let job_ref = job.as_job_ref();
     loop {
         match popped {
             Some(j) if j == job_ref => {
-                wt.count_inline_task();
+                wt.h.hot.task_run();
                 // SAFETY: we popped our own job, so nobody else has it.
                 return unsafe { job.run_inline() };
             }
             // Tasks a steal or hand-over left above `b`: run them first.
-            Some(j) => wt.execute(if M == MECH_PRIVATE { wt.leaving_private(j) } else { j }),
+            Some(j) => wt.execute(j),
             None => return wait_for(wt, job),
         }
-        popped = wt.pop_newest::<M>();
+        popped = pop_newest(wt);
     }
 }
 

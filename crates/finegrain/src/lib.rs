@@ -23,89 +23,98 @@
 //!
 //! Code outside any pool uses a global pool, sized by `FINEGRAIN_THREADS` (else
 //! the CPUs this process may use) and running `FINEGRAIN_POLICY` (else `ws`).
+//!
+//! ## Features
+//!
+//! - `runtime` (default): the worker threads and everything that runs tasks.
+//!   Without it the crate is its policy layer alone ([`policy`], [`topology`],
+//!   [`rng`], [`Error`]): every scheduling decision as plain functions, with no
+//!   threads and no atomics, for a simulator to call.
+//! - `stats` (default, implies `runtime`): per-worker counters and the time
+//!   breakdown. Off, every probe compiles to nothing.
+//!
+//! ## Where things are
+//!
+//! The source tree is a map of the runtime (the README's "Layout" has the
+//! same): the public API (`join.rs`, `scope.rs`, `loops.rs`, `phase/`,
+//! `graph.rs`, `priority.rs`, `pool.rs`), the decisions (`policy/`), the one
+//! worker loop (`worker.rs`) behind one seam (`mechanism.rs`), the three
+//! mechanisms (`ws/`, `adm/`, `unit/`), and what they share (`job/`,
+//! `latch/`, `sleep/`, `stats/`, `sync.rs`).
 
 #![warn(missing_debug_implementations, rust_2018_idioms)]
 #![deny(unsafe_op_in_unsafe_fn)]
 
-mod sync;
+/// Items that exist only with the `runtime` feature (the policy layer builds
+/// without it), and not in the loom build, which compiles only the protocols
+/// it models.
+macro_rules! cfg_runtime {
+    ($($item:item)*) => {$(
+        #[cfg(all(feature = "runtime", not(loom)))]
+        $item
+    )*};
+}
 
-pub(crate) mod gate;
-
-#[cfg(all(test, loom))]
-mod loom_model;
-
-pub(crate) mod deque;
-pub(crate) mod latch;
-pub mod mailbox;
-pub(crate) mod sleep;
-
-#[cfg(not(loom))]
-mod affinity;
-#[cfg(not(loom))]
-mod block_cache;
-#[cfg(not(loom))]
-mod central;
+// The policy layer: always built, no threads, no atomics.
 #[cfg(not(loom))]
 mod error;
 #[cfg(not(loom))]
-mod graph;
-#[cfg(not(loom))]
-mod job;
-#[cfg(not(loom))]
-mod join;
-#[cfg(not(loom))]
-mod loops;
-#[cfg(not(loom))]
-mod manager_thread;
-#[cfg(not(loom))]
-mod marks;
-#[cfg(not(loom))]
-mod owed;
-#[cfg(not(loom))]
-mod panic_slot;
-#[cfg(not(loom))]
-mod phase;
-#[cfg(not(loom))]
 pub mod policy;
-#[cfg(not(loom))]
-mod pool;
-#[cfg(not(loom))]
-mod priority;
-#[cfg(not(loom))]
-mod private_queue;
-#[cfg(not(loom))]
-mod reduce;
-#[cfg(not(loom))]
-mod registry;
 #[cfg(not(loom))]
 pub mod rng;
 #[cfg(not(loom))]
-mod scope;
-#[cfg(not(loom))]
-pub mod stats;
-#[cfg(not(loom))]
-mod timer;
-#[cfg(not(loom))]
 pub mod topology;
-#[cfg(not(loom))]
-mod trace;
-#[cfg(not(loom))]
-mod worker;
-#[cfg(not(loom))]
-mod worker_adm;
 
 #[cfg(not(loom))]
 pub use crate::{
     error::Error,
-    graph::{Graph, GraphCtx, NodeId},
-    join::join,
-    loops::{fold_chunks, for_each, for_each_2d, for_each_3d, for_each_chunk, reduce},
-    phase::{phase, phase_reduce, phase_reduce_with, PhaseCtx, MAX_TASK_BYTES},
-    policy::{policies, OptionInfo, Policy, PolicyInfo},
-    pool::{current_num_threads, current_worker_index, global, Builder, Pool, DEFAULT_STACK_SIZE},
-    priority::with_priority,
-    reduce::{ReduceMethod, Word},
-    scope::{scope, Scope},
-    stats::{Bucket, Stats, WorkerStats},
-    trace::{Span, Trace},
+    policy::{policies, reduce::ReduceMethod, OptionInfo, Policy, PolicyInfo},
 };
+
+// The protocols the loom models check, and what they stand on.
+#[cfg(any(feature = "runtime", loom))]
+pub(crate) mod adm;
+#[cfg(any(feature = "runtime", loom))]
+pub(crate) mod latch;
+#[cfg(all(test, loom))]
+mod loom_model;
+#[cfg(any(feature = "runtime", loom))]
+pub(crate) mod sleep;
+#[cfg(any(feature = "runtime", loom))]
+mod sync;
+#[cfg(any(feature = "runtime", loom))]
+pub(crate) mod ws;
+
+/// The mailboxes of the message policies (public so their cost can be
+/// measured on their own and the protocol used directly).
+#[cfg(any(feature = "runtime", loom))]
+pub use crate::adm::mailbox;
+
+cfg_runtime! {
+    mod affinity;
+    mod graph;
+    mod job;
+    mod join;
+    mod loops;
+    mod mechanism;
+    mod phase;
+    mod pool;
+    mod priority;
+    mod registry;
+    mod scope;
+    pub mod stats;
+    mod unit;
+    mod worker;
+
+    pub use crate::{
+        graph::{Graph, GraphCtx, NodeId},
+        join::join,
+        loops::{fold_chunks, for_each, for_each_2d, for_each_3d, for_each_chunk, reduce},
+        phase::{phase, phase_reduce, phase_reduce_with, PhaseCtx, MAX_TASK_BYTES},
+        phase::reduce::Word,
+        pool::{current_num_threads, current_worker_index, global, Builder, Pool, DEFAULT_STACK_SIZE},
+        priority::with_priority,
+        scope::{scope, Scope},
+        stats::{trace::{Span, Trace}, Bucket, Stats, WorkerStats},
+    };
+}

@@ -5,7 +5,7 @@ use crate::policy::Policy;
 use crate::registry::Registry;
 use crate::stats::Stats;
 use crate::sync::{lock, Mutex, Ordering};
-use crate::trace::Trace;
+use crate::stats::trace::Trace;
 use crate::worker::WorkerThread;
 use std::sync::{Arc, OnceLock};
 

@@ -3,6 +3,7 @@
 //! the highest first (FIFO among equals). Under policies without a priority
 //! order it is accepted and has no effect.
 
+use crate::unit::UnitWorker;
 use crate::worker::WorkerThread;
 
 /// Run `f` with `priority` as the priority of every task it spawns or enqueues
@@ -25,17 +26,16 @@ use crate::worker::WorkerThread;
 /// ```
 pub fn with_priority<R>(priority: i64, f: impl FnOnce() -> R) -> R {
     let wt = WorkerThread::current();
-    if wt.is_null() {
-        return f();
-    }
     // SAFETY: non-null: this thread's worker, alive while it runs.
-    let local = unsafe { &(*wt).central };
-    struct Restore<'a>(&'a std::cell::Cell<i64>, i64);
+    let Some(unit) = (if wt.is_null() { None } else { unsafe { (*wt).unit() } }) else {
+        return f();
+    };
+    struct Restore<'a>(&'a UnitWorker, i64);
     impl Drop for Restore<'_> {
         fn drop(&mut self) {
-            self.0.set(self.1);
+            self.0.set_priority(self.1);
         }
     }
-    let _restore = Restore(&local.priority, local.priority.replace(priority));
+    let _restore = Restore(unit, unit.set_priority(priority));
     f()
 }

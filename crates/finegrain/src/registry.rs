@@ -1,17 +1,23 @@
-//! The shared state of one pool: its policy, every worker's deque and counters,
-//! the injector for work submitted from outside, and the sleep state.
+//! The shared state of one pool: its policy, its mechanism's shared part
+//! (deques, mailboxes or the central unit), every worker's counters, the
+//! injector for work submitted from outside, and the sleep state.
+//!
+//! `registry.rs` and `worker.rs` import each other, the one such pair in the
+//! crate (rayon-core keeps its registry and worker thread together in one
+//! file for the same reason): a registry runs closures on its workers
+//! (`in_worker`), and a worker reaches its pool's shared state through its
+//! registry.
 
-use crate::deque::Deque;
-use crate::job::{JobHeader, JobRef, StackJob};
+use crate::job::{JobHeader, JobRef, Latch, StackJob};
 use crate::latch::LockLatch;
-use crate::mailbox::{Mailbox, Msg};
-use crate::policy::Policy;
+use crate::policy::{Mechanism, Policy, PolicyKind};
 use crate::sleep::Sleep;
+use crate::stats::trace::Span;
 use crate::stats::{Stats, WorkerCounters};
 use crate::sync::{lock, AtomicBool, AtomicUsize, Mutex, Ordering};
 use crate::topology::Topology;
-use crate::trace::Span;
 use crate::worker::WorkerThread;
+use crate::{adm, unit, ws};
 use crossbeam_utils::CachePadded;
 use std::collections::VecDeque;
 use std::sync::Arc;
@@ -45,17 +51,19 @@ impl Injector {
     }
 }
 
+/// The shared part of the pool's mechanism.
+pub(crate) enum MechShared {
+    Ws(ws::Shared),
+    Adm(adm::Shared),
+    Unit(unit::Shared),
+}
+
 pub(crate) struct Registry {
     pub(crate) policy: Policy,
     pub(crate) topology: Topology,
-    pub(crate) deques: Box<[Deque<JobHeader>]>,
-    pub(crate) mailboxes: Box<[CachePadded<Mailbox>]>,
-    /// `manager=dedicated`: the manager thread's mailbox (`manager_thread.rs`).
-    pub(crate) manager: Option<Box<crate::manager_thread::Dedicated>>,
+    pub(crate) mech: MechShared,
     pub(crate) counters: Box<[CachePadded<WorkerCounters>]>,
     pub(crate) injector: Injector,
-    /// The central task unit of `carbon`, `sw-hier` and `pdf` (empty otherwise).
-    pub(crate) unit: crate::central::Unit,
     pub(crate) sleep: Sleep,
     pub(crate) terminate: AtomicBool,
     pub(crate) trace: Option<Box<[Mutex<Vec<Span>>]>>,
@@ -68,43 +76,53 @@ pub(crate) struct Registry {
 
 impl Registry {
     pub(crate) fn new(n: usize, policy: Policy, trace: bool) -> Registry {
-        let policy_kind = policy.kind;
-        let manager = crate::manager_thread::Dedicated::for_policy(&policy);
+        let mech = match policy.kind {
+            PolicyKind::Ws(_) => MechShared::Ws(ws::Shared::new(n)),
+            PolicyKind::Adm(a) => MechShared::Adm(adm::Shared::new(n, a)),
+            PolicyKind::Unit(_) => MechShared::Unit(unit::Shared::new(n)),
+        };
+        let op_ns = match policy.mechanism() {
+            _ if !cfg!(feature = "stats") => (0.0, 0.0),
+            Mechanism::Ws => ws::op_costs(),
+            Mechanism::Adm => adm::op_costs(),
+            Mechanism::Unit => unit::op_costs(),
+        };
         Registry {
             policy,
             topology: Topology::detect(),
-            deques: (0..n).map(|_| Deque::new()).collect(),
-            mailboxes: (0..n).map(|_| CachePadded::new(Mailbox::new())).collect(),
-            manager,
+            mech,
             counters: (0..n).map(|_| CachePadded::new(WorkerCounters::new())).collect(),
-            unit: crate::central::Unit::new(n),
             injector: Injector { queue: Mutex::new(VecDeque::new()), len: AtomicUsize::new(0) },
             sleep: Sleep::new(n),
             terminate: AtomicBool::new(false),
             trace: trace.then(|| (0..n).map(|_| Mutex::new(Vec::new())).collect()),
-            epoch: crate::timer::ticks(),
+            epoch: crate::stats::timer::ticks(),
             stats_baseline: Mutex::new(None),
-            op_ns: if cfg!(feature = "stats") { crate::timer::queue_op_costs(policy_kind) } else { (0.0, 0.0) },
+            op_ns,
         }
     }
 
     pub(crate) fn num_threads(&self) -> usize {
-        self.deques.len()
+        self.counters.len()
+    }
+
+    /// The message policies' shared part (mailboxes), if this pool runs one.
+    pub(crate) fn adm(&self) -> Option<&adm::Shared> {
+        match &self.mech {
+            MechShared::Adm(s) => Some(s),
+            _ => None,
+        }
     }
 
     /// Is there anything a sleeping worker could run?
     pub(crate) fn has_work(&self) -> bool {
-        !self.injector.is_empty() || self.terminate.load(Ordering::Relaxed) || self.deques.iter().any(|d| !d.is_empty()) || self.unit.has_tasks()
-    }
-
-    pub(crate) fn terminate_requested(&self) -> bool {
-        self.terminate.load(Ordering::Relaxed)
-    }
-
-    /// `adm_send`: deliver `msg` to worker `dst`, waking it if it sleeps.
-    pub(crate) fn send(&self, dst: usize, msg: Msg) {
-        self.mailboxes[dst].send(msg);
-        self.sleep.wake_if_sleeping(dst);
+        !self.injector.is_empty()
+            || self.terminate.load(Ordering::Relaxed)
+            || match &self.mech {
+                MechShared::Ws(s) => s.has_work(),
+                MechShared::Adm(_) => false,
+                MechShared::Unit(s) => s.has_work(),
+            }
     }
 
     /// Queue a heap job of a scope, phase or graph of pool `reg`: on the
@@ -164,7 +182,7 @@ impl Registry {
                 wt.flush_counters();
                 r
             },
-            crate::job::CrossLatch::new(caller_reg, caller.index),
+            CrossLatch::new(caller_reg, caller.index),
         );
         self.inject(job.as_job_ref());
         caller.wait_until(&job.latch.state);
@@ -204,6 +222,33 @@ impl Registry {
             policy: self.policy.canonical(),
             workers: self.counters.iter().map(|c| c.snapshot(self.op_ns)).collect(),
             enabled: cfg!(feature = "stats"),
+        }
+    }
+}
+
+/// Latch of a job injected into another pool by a worker of this one: the
+/// waiting worker keeps running its own pool's work (`wait_until`) and is woken
+/// through its own pool's sleep state (rayon's "cross-registry" latch).
+struct CrossLatch {
+    state: AtomicUsize,
+    waiter: Arc<Registry>,
+    index: usize,
+}
+
+impl CrossLatch {
+    fn new(waiter: Arc<Registry>, index: usize) -> Self {
+        CrossLatch { state: AtomicUsize::new(crate::sleep::UNSET), waiter, index }
+    }
+}
+
+impl Latch for CrossLatch {
+    unsafe fn complete(this: *const Self, _header: *const JobHeader) {
+        // SAFETY: live until the swap in `set_latch`; the registry is kept alive
+        // by our own reference, taken before the latch can be freed.
+        unsafe {
+            let reg = Arc::clone(&(*this).waiter);
+            let index = (*this).index;
+            reg.sleep.set_latch(&(*this).state, index);
         }
     }
 }

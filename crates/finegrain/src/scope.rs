@@ -4,7 +4,7 @@
 
 use crate::job::HeapJob;
 use crate::latch::CountLatch;
-use crate::panic_slot::PanicSlot;
+use crate::job::unwind::PanicSlot;
 use crate::registry::Registry;
 use std::marker::PhantomData;
 use std::panic::{self, AssertUnwindSafe};

@@ -1,8 +1,9 @@
-//! `adm-central` and `adm-hier`: the message-based schedulers of 000 section 4.1
-//! (Table 2, Figures 3 and 4), as plain decision code.
+//! `adm-central` and `adm-hier`: the message-based schedulers of Sanchez, Yoo,
+//! Kozyrakis, "Flexible Architectural Support for Fine-Grain Scheduling",
+//! ASPLOS 2010, section 4.1 (Table 2, Figures 3 and 4), as plain decision code.
 //!
 //! Workers keep private queues and tell their manager their task count when it
-//! crosses exponentially spaced thresholds (`UPDATE`). A manager pairs a starving
+//! crosses exponentially spaced thresholds (`UPDATE`; [`next_report_threshold`]). A manager pairs a starving
 //! child with the child it believes holds the most tasks and asks the victim to
 //! send half its tasks (`STEAL`); the victim sends them itself (`TASK`, at most
 //! half a receive buffer per burst) and reports (`VICTIM_UPDATE`); the stealer
@@ -18,13 +19,100 @@
 //! i-th worker of the stealer partition. `adm-central` is the same code with one
 //! manager whose children are all the workers.
 //!
-//! Nothing here touches threads or atomics: the runtime (`worker_adm.rs`) feeds
+//! Nothing here touches threads or atomics: the runtime (`adm/`) feeds
 //! messages in and carries the returned [`Action`]s out, and the simulator can
-//! do the same.
+//! do the same. The worker side's decisions are here too: when a count is due
+//! ([`next_report_threshold`], [`report_depth`], [`recount_depth`]), how many
+//! tasks a victim sends ([`Adm::burst`]) and whether a worker hands a task
+//! straight to a sleeping one ([`hand_to_sleeper`]).
 
-use super::{Idle, OptionInfo, Order, Policy, PolicyInfo, PolicyKind, Registration, Spec, StealAmount, VictimKind};
+use super::{Idle, OptionInfo, Order, Policy, PolicyInfo, PolicyKind, Registration, Spec};
 use crate::error::Error;
 use std::ops::Range;
+
+/// Messages one receive buffer holds: the paper's 64-word buffers hold 16
+/// four-word messages (ASPLOS 2010, section 6). The runtime's mailbox ring has
+/// this many slots.
+pub const RECEIVE_BUFFER: usize = 16;
+
+/// The message policies' parameters.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct Adm {
+    /// Radix of the manager tree; 0: one manager over all workers (`adm-central`).
+    pub radix: usize,
+    /// Most tasks a victim sends per steal (default half a receive buffer, so
+    /// one burst never overflows the stealer's ring).
+    pub burst: usize,
+    /// The managers run on one extra thread (`manager=dedicated`) instead of
+    /// on workers.
+    pub dedicated_manager: bool,
+}
+
+impl Adm {
+    /// The manager tree over `n` workers.
+    pub fn tree(&self, n: usize) -> Tree {
+        if self.radix == 0 {
+            Tree::single(n)
+        } else {
+            Tree::new(n, self.radix)
+        }
+    }
+
+    /// The manager roles worker `w` of `n` hosts, by level (none under
+    /// `manager=dedicated`, where one thread hosts them all).
+    pub fn hosted_managers(&self, n: usize, w: usize) -> Vec<ManagerNode> {
+        if self.dedicated_manager {
+            return Vec::new();
+        }
+        let tree = self.tree(n);
+        (0..tree.levels).take_while(|&l| tree.hosts(l, w)).map(|l| ManagerNode::new(&tree, l, tree.partition_of(l, w), self.burst)).collect()
+    }
+
+    /// Every manager of the tree over `n` workers, `[level][partition]` (the
+    /// dedicated manager thread hosts them all).
+    pub fn all_managers(&self, n: usize) -> Vec<Vec<ManagerNode>> {
+        let tree = self.tree(n);
+        (0..tree.levels).map(|l| (0..n.div_ceil(tree.span(l)).max(1)).map(|p| ManagerNode::new(&tree, l, p, self.burst)).collect()).collect()
+    }
+}
+
+/// The stack depth at which a worker's `join`s count its pending work again,
+/// after it reported `reported` tasks with its stack `current_depth` bytes
+/// deep. `join`s do not count their marks one by one (that would put a shared
+/// counter back on every `join`): they count again once the stack has grown
+/// to twice its depth, or at the very next `join` when the manager believes
+/// the worker empty. A pool of one worker never reports.
+#[inline]
+pub fn report_depth(workers: usize, reported: usize, current_depth: usize) -> usize {
+    if workers == 1 {
+        usize::MAX
+    } else if reported == 0 {
+        0
+    } else {
+        current_depth.saturating_mul(2)
+    }
+}
+
+/// A `join` at depth `d` counted the pending work and no report was due: the
+/// depth at which to count again (twice as deep, at least 64 bytes deeper).
+#[inline]
+pub fn recount_depth(d: usize) -> usize {
+    d.saturating_mul(2).max(d + 64)
+}
+
+/// After offering work on a slow path: how many tasks to hand straight to a
+/// sleeping worker without waiting for the manager's `STEAL`.
+///
+/// The code a worker runs next may not reach a scheduling point for a while
+/// (a long task that does not spawn), and a request sent meanwhile would wait
+/// for it; handing one task to a sleeper bounds that delay for the common
+/// case of a worker that starts producing work while others sleep. This is a
+/// deviation from the paper, where an interrupt would deliver the request at
+/// once.
+#[inline]
+pub fn hand_to_sleeper(sleeper_exists: bool, work_pending: bool) -> usize {
+    usize::from(sleeper_exists && work_pending)
+}
 
 /// The shape of the manager tree over `n` workers.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -48,7 +136,7 @@ impl Tree {
     }
 
     /// A single manager over all workers (`adm-central`).
-    pub fn central(n: usize) -> Tree {
+    pub fn single(n: usize) -> Tree {
         Tree { n, radix: n.max(2), levels: 1 }
     }
 
@@ -98,7 +186,7 @@ impl Tree {
     }
 }
 
-/// The exponential reporting thresholds of 000 section 4.1: a worker reports
+/// The exponential reporting thresholds of ASPLOS 2010, section 4.1: a worker reports
 /// when its queue reaches the next power of two above what it last reported.
 #[inline]
 pub fn next_report_threshold(reported: usize) -> usize {
@@ -117,7 +205,7 @@ pub enum Action {
     Unblock,
 }
 
-/// One manager: approximate counts of its children (000 section 4.1).
+/// One manager: approximate counts of its children (ASPLOS 2010, section 4.1).
 #[derive(Clone, Debug)]
 pub struct ManagerNode {
     pub level: u32,
@@ -280,10 +368,10 @@ impl ManagerNode {
     }
 }
 
-/// The reduction tokens of one phase (000 section 4.2: loop reductions
-/// piggybacked on the termination messages), as a worker or manager holds them
-/// and as they travel towards the root manager. The protocol and why it loses
-/// nothing: `reduce.rs`.
+/// The reduction tokens of one phase (ASPLOS 2010, section 4.2: loop
+/// reductions piggybacked on the termination messages), as a worker or manager
+/// holds them and as they travel towards the root manager. The protocol and
+/// why it loses nothing: `adm/README.md`.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub struct PhaseTokens {
     /// Opaque key of the phase (the runtime uses the address of its state).
@@ -353,7 +441,7 @@ impl TokenBook {
 const OPTIONS: &[OptionInfo] = &[
     OptionInfo { name: "radix", values: "2..=1024", default: "8", help: "manager tree radix (adm-hier only)" },
     OptionInfo { name: "order", values: "lifo | fifo", default: "lifo", help: "order in which a worker runs its own tasks" },
-    OptionInfo { name: "burst", values: "1..=1024", default: "8", help: "most tasks a victim sends per steal (half the 16-message receive ring)" },
+    OptionInfo { name: "burst", values: "1..=1024", default: "8", help: "most tasks a victim sends per steal (half the 16-message receive buffer)" },
     OptionInfo { name: "spin", values: "0..=100000", default: "64", help: "idle rounds before yielding, then parking" },
     OptionInfo {
         name: "manager",
@@ -369,18 +457,14 @@ fn build(spec: &mut Spec<'_>, hier: bool) -> Result<Policy, Error> {
         "fifo" => Order::Fifo,
         _ => Order::Lifo,
     };
-    let burst = spec.int("burst", 1, 1024, crate::mailbox::RING / 2)?;
+    let burst = spec.int("burst", 1, 1024, RECEIVE_BUFFER / 2)?;
     let spin = spec.int("spin", 0, 100_000, 64)? as u32;
     let dedicated_manager = spec.choice("manager", &["worker", "dedicated"], "worker")? == "dedicated";
     Ok(Policy {
         name: if hier { "adm-hier" } else { "adm-central" },
-        kind: PolicyKind::Messaging,
+        kind: PolicyKind::Adm(Adm { radix, burst, dedicated_manager }),
         order,
-        victim: VictimKind::Hierarchy,
-        steal: StealAmount::UpTo(burst),
-        radix,
-        idle: Idle { spin_rounds: spin, yield_rounds: 16 },
-        dedicated_manager,
+        idle: Idle::with_spin(spin),
     })
 }
 
@@ -390,7 +474,7 @@ pub(crate) static CENTRAL: Registration = Registration {
     info: PolicyInfo {
         name: "adm-central",
         summary: "private queues; one manager pairs stealers and victims by messages",
-        source: "000 (ADM, ASPLOS'10) section 4.1, Table 2, Figure 3",
+        source: "Sanchez, Yoo, Kozyrakis, Flexible Architectural Support for Fine-Grain Scheduling, ASPLOS 2010, section 4.1, Table 2, Figure 3",
         options: CENTRAL_OPTIONS,
     },
     build: |s| build(s, false),
@@ -400,7 +484,7 @@ pub(crate) static HIER: Registration = Registration {
     info: PolicyInfo {
         name: "adm-hier",
         summary: "private queues; a radix-r tree of managers balances load by messages",
-        source: "000 (ADM, ASPLOS'10) section 4.1, Table 2, Figure 4",
+        source: "Sanchez, Yoo, Kozyrakis, Flexible Architectural Support for Fine-Grain Scheduling, ASPLOS 2010, section 4.1, Table 2, Figure 4",
         options: OPTIONS,
     },
     build: |s| build(s, true),
@@ -426,7 +510,7 @@ mod tests {
 
     #[test]
     fn central_pairs_starving_with_fullest() {
-        let t = Tree::central(4);
+        let t = Tree::single(4);
         let mut m = ManagerNode::new(&t, 0, 0, 8);
         assert!(m.on_update(&t, 1, 6, false).is_empty());
         assert!(m.on_update(&t, 2, 2, false).is_empty());
@@ -440,7 +524,7 @@ mod tests {
 
     #[test]
     fn root_unblocks_when_everyone_starves() {
-        let t = Tree::central(2);
+        let t = Tree::single(2);
         let mut m = ManagerNode::new(&t, 0, 0, 8);
         assert!(m.on_update(&t, 0, 0, true).is_empty());
         assert_eq!(m.on_update(&t, 1, 0, true), vec![Action::Unblock]);
@@ -496,5 +580,33 @@ mod tests {
     #[test]
     fn thresholds_are_exponential() {
         assert_eq!([0, 1, 2, 3, 4, 7, 8].map(next_report_threshold), [1, 2, 4, 4, 8, 8, 16]);
+    }
+
+    #[test]
+    fn counting_depths_double() {
+        assert_eq!(report_depth(1, 5, 100), usize::MAX, "one worker never reports");
+        assert_eq!(report_depth(4, 0, 100), 0, "believed empty: count at the next join");
+        assert_eq!(report_depth(4, 3, 100), 200);
+        assert_eq!(recount_depth(10), 74);
+        assert_eq!(recount_depth(1000), 2000);
+        assert_eq!(recount_depth(usize::MAX / 2 + 1), usize::MAX);
+        assert_eq!(hand_to_sleeper(true, true), 1);
+        assert_eq!(hand_to_sleeper(true, false) + hand_to_sleeper(false, true), 0);
+    }
+
+    #[test]
+    fn params_give_the_tree_and_the_hosts() {
+        let a = Adm { radix: 4, burst: 8, dedicated_manager: false };
+        assert_eq!(a.tree(16).levels, 2);
+        assert_eq!(a.hosted_managers(16, 0).len(), 2);
+        assert_eq!(a.hosted_managers(16, 4).len(), 1);
+        assert!(a.hosted_managers(16, 5).is_empty());
+        let all = a.all_managers(16);
+        assert_eq!((all.len(), all[0].len(), all[1].len()), (2, 4, 1));
+        let single = Adm { radix: 0, ..a };
+        assert_eq!(single.tree(16), Tree::single(16));
+        assert!(Adm { dedicated_manager: true, ..a }.hosted_managers(16, 0).is_empty());
+        let p = Policy::parse("adm-central").unwrap();
+        assert!(matches!(p.kind, PolicyKind::Adm(Adm { radix: 0, burst: 8, dedicated_manager: false })));
     }
 }

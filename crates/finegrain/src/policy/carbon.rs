@@ -1,10 +1,12 @@
-//! `carbon`: the Carbon hardware task unit emulated in software (002 section 4).
+//! `carbon`: the Carbon hardware task unit emulated in software (Kumar,
+//! Hughes, Nguyen, "Carbon: Architectural Support for Fine-Grained Parallelism
+//! on Chip Multiprocessors", ISCA 2007, section 4).
 //!
 //! A global task unit (GTU) holds one bounded LIFO deque per worker (default
 //! 32 tasks) and serves one request at a time (here: one lock). Each worker
 //! has a local task unit (LTU) with a prefetch buffer (default one task):
 //! - **enqueue** puts the task into the buffer; if the buffer is full its
-//!   oldest task goes to the worker's GTU deque (002 section 4.3.1). When that
+//!   oldest task goes to the worker's GTU deque (Carbon, section 4.3.1). When that
 //!   deque is full, an overflow moves its oldest third to the worker's
 //!   unbounded software queue (the TQ Overflow exception handler);
 //! - **dequeue** returns the buffered task if there is one, then prefetches the
@@ -16,10 +18,9 @@
 //! - **loops** (TQ_ENQUEUE_LOOP) expand lazily: a loop range splits only while
 //!   the GTU holds fewer tasks than there are workers.
 //!
-//! This file holds the decisions; `central.rs` carries them out.
+//! This file holds the decisions; `unit/` carries them out.
 
-use super::central::Central;
-use super::{Idle, OptionInfo, Order, Policy, PolicyInfo, PolicyKind, Registration, Spec, StealAmount, VictimKind};
+use super::{Idle, OptionInfo, Order, Policy, PolicyInfo, PolicyKind, Registration, Spec, UnitPolicy};
 use crate::error::Error;
 
 /// Carbon's parameters.
@@ -33,7 +34,7 @@ pub struct Carbon {
 
 impl Carbon {
     /// How many of the oldest tasks an overflow moves out of a full deque of
-    /// `len` tasks (002 section 4.2: "e.g., a third of them").
+    /// `len` tasks (Carbon, section 4.2: "e.g., a third of them").
     pub fn overflow_count(&self, len: usize) -> usize {
         (len / 3).max(1)
     }
@@ -89,7 +90,7 @@ pub(crate) static REGISTRATION: Registration = Registration {
     info: PolicyInfo {
         name: "carbon",
         summary: "Carbon's global task unit (bounded per-worker deques, one request at a time) and local prefetch buffers, in software",
-        source: "002 (Carbon, ISCA'07) section 4",
+        source: "Kumar, Hughes, Nguyen, Carbon: Architectural Support for Fine-Grained Parallelism on Chip Multiprocessors, ISCA 2007, section 4",
         options: OPTIONS,
     },
     build,
@@ -101,13 +102,9 @@ fn build(spec: &mut Spec<'_>) -> Result<Policy, Error> {
     let spin = spec.int("spin", 0, 100_000, 64)? as u32;
     Ok(Policy {
         name: "carbon",
-        kind: PolicyKind::Central(Central::Carbon(Carbon { deque, prefetch })),
+        kind: PolicyKind::Unit(UnitPolicy::Carbon(Carbon { deque, prefetch })),
         order: Order::Lifo,
-        victim: VictimKind::Nearest,
-        steal: StealAmount::Half,
-        radix: 0,
-        idle: Idle { spin_rounds: spin, yield_rounds: 16 },
-        dedicated_manager: false,
+        idle: Idle::with_spin(spin),
     })
 }
 

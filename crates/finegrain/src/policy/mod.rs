@@ -1,36 +1,57 @@
-//! The scheduling seam: every decision the runtime makes about where work goes
-//! and where an idle worker looks for it.
+//! The scheduling policies: every decision the runtime makes about where work
+//! goes and where an idle worker looks for it, as plain data and pure
+//! functions (no threads, no atomics). This module builds without the
+//! `runtime` feature, so a simulator can link it alone.
 //!
-//! A [`Policy`] is plain data plus pure decision functions (no threads, no
-//! atomics): which order a worker takes its own tasks in, which victim a thief
-//! tries, how many tasks it takes, and what an idle worker does. The mechanisms
-//! (deques, sleeping) live in `deque/`, `sleep/` and `worker.rs` and ask the
-//! policy at each decision point. The simulator of a later milestone calls the
-//! same functions.
+//! A [`Policy`] names the mechanism it runs on ([`PolicyKind`]: work-stealing
+//! deques, private queues with messages, or the central task unit) with that
+//! mechanism's parameters, the order a worker takes its own tasks in, and its
+//! idle behaviour. The decisions the mechanisms ask for:
+//!
+//! | decision | where |
+//! |---|---|
+//! | victim order of a thief | [`victim`] |
+//! | how many tasks a steal takes | [`StealAmount`], [`adm`], [`carbon`] |
+//! | own tasks: LIFO or FIFO | [`Order`] |
+//! | where an idle worker looks, in order | [`search`] |
+//! | spin, yield or park | [`idle`] |
+//! | when a loop splits its range | [`split`] |
+//! | managers: pairing, reports, burst, hand-over to a sleeper | [`adm`] |
+//! | the central unit's order, overflow, underflow, prefetch | [`unit`], [`carbon`], [`swhier`], [`pdf`] |
+//! | how a phase ends and reduces | [`reduce`] |
 //!
 //! Adding a policy is one new file in this folder that defines a
-//! [`Registration`] and one line in [`REGISTERED`]. The runtime dispatches on
-//! [`PolicyKind`], an enum, so the fast path makes no indirect calls.
+//! [`Registration`] and one line in [`REGISTERED`] (see `docs/policies.md`,
+//! "Adding a policy"). The runtime dispatches on [`Mechanism`], an enum, so
+//! the fast path makes no indirect calls.
 
 pub mod adm;
 pub mod carbon;
-pub mod central;
-mod pdf;
+pub mod idle;
+pub mod pdf;
+pub mod reduce;
+pub mod search;
 pub mod spec;
+pub mod split;
 pub mod swhier;
+pub mod unit;
 pub mod victim;
-mod ws;
+pub mod ws;
 
 use crate::error::Error;
+pub use adm::Adm;
+pub use idle::{Idle, IdleAction};
 pub use spec::Spec;
 pub use victim::{VictimKind, VictimOrder};
+pub use ws::Ws;
 
 /// The order in which a worker takes tasks from its own queue.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum Order {
     /// Newest first: depth-first, the work-first order of Cilk (the default).
     Lifo,
-    /// Oldest first: breadth-first, as gtfold's dataflow form needs (000 section 6.4).
+    /// Oldest first: breadth-first, as gtfold's dataflow form needs (Sanchez,
+    /// Yoo, Kozyrakis, ASPLOS 2010, section 6.4).
     Fifo,
 }
 
@@ -38,7 +59,8 @@ pub enum Order {
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum StealAmount {
     One,
-    /// Half the victim's queue, rounded up (000 section 4.1; 002 section 4.1).
+    /// Half the victim's queue, rounded up (Sanchez, Yoo, Kozyrakis, ASPLOS
+    /// 2010, section 4.1; Kumar, Hughes, Nguyen, ISCA 2007, section 4.1).
     Half,
     UpTo(usize),
 }
@@ -55,47 +77,64 @@ impl StealAmount {
     }
 }
 
-/// What a worker that found no work does next.
+/// The three mechanisms a policy can run on, each one folder of the runtime.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub enum IdleAction {
-    /// Try again at once (after a CPU pause hint).
-    Spin,
-    /// Give the core away, then try again.
-    Yield,
-    /// Announce sleep and park until woken.
-    Park,
+pub enum Mechanism {
+    /// Per-worker Chase-Lev deques; thieves steal directly (`ws/`).
+    Ws,
+    /// Private per-worker queues; work moves only by messages (`adm/`).
+    Adm,
+    /// One central task unit plus per-worker buffers (`unit/`).
+    Unit,
 }
 
+/// Which of the policies on the central task unit, with its parameters.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub struct Idle {
-    pub spin_rounds: u32,
-    pub yield_rounds: u32,
+pub enum UnitPolicy {
+    /// Kumar, Hughes, Nguyen, "Carbon", ISCA 2007, section 4: a global task
+    /// unit with a bounded deque per worker, a local prefetch buffer per
+    /// worker, overflow to software queues.
+    Carbon(carbon::Carbon),
+    /// The same paper, section 2.3: small private queues plus one global queue.
+    SwHier(swhier::SwHier),
+    /// Liaskovitis et al., "Parallel Depth First vs. Work Stealing Schedulers
+    /// on CMP Architectures", SPAA 2006: the ready task earliest in serial
+    /// order first.
+    Pdf,
 }
 
-impl Idle {
-    /// Decision after `failed_rounds` consecutive rounds of finding nothing.
-    #[inline]
-    pub fn action(&self, failed_rounds: u32) -> IdleAction {
-        if failed_rounds < self.spin_rounds {
-            IdleAction::Spin
-        } else if failed_rounds < self.spin_rounds + self.yield_rounds {
-            IdleAction::Yield
-        } else {
-            IdleAction::Park
+impl UnitPolicy {
+    /// The order of the unit's global queue (`carbon` keeps per-worker
+    /// deques, newest first).
+    pub fn global_order(self) -> unit::GlobalOrder {
+        match self {
+            UnitPolicy::Carbon(_) => unit::GlobalOrder::Lifo,
+            UnitPolicy::SwHier(h) => h.order,
+            UnitPolicy::Pdf => unit::GlobalOrder::Serial,
         }
     }
 }
 
-/// Which runtime mechanism a policy runs on.
+/// Which mechanism a policy runs on, with its parameters.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum PolicyKind {
-    /// Per-worker Chase-Lev deques, thieves steal directly (000 section 4.1).
-    WorkStealing,
-    /// Private per-worker queues; work moves only by messages (000 section 4.1, ADM).
-    Messaging,
-    /// One central task unit under a lock, plus per-worker buffers (`carbon`,
-    /// `sw-hier`, `pdf`; see `central.rs`).
-    Central(central::Central),
+    /// Work stealing (Sanchez, Yoo, Kozyrakis, ASPLOS 2010, section 4.1).
+    Ws(Ws),
+    /// Managers and workers coordinating by messages (the same paper, section 4.1).
+    Adm(Adm),
+    /// The central task unit (`carbon`, `sw-hier`, `pdf`).
+    Unit(UnitPolicy),
+}
+
+impl PolicyKind {
+    #[inline]
+    pub fn mechanism(&self) -> Mechanism {
+        match self {
+            PolicyKind::Ws(_) => Mechanism::Ws,
+            PolicyKind::Adm(_) => Mechanism::Adm,
+            PolicyKind::Unit(_) => Mechanism::Unit,
+        }
+    }
 }
 
 /// A parsed policy spec: its mechanism and its decision parameters.
@@ -104,14 +143,7 @@ pub struct Policy {
     pub name: &'static str,
     pub kind: PolicyKind,
     pub order: Order,
-    pub victim: VictimKind,
-    pub steal: StealAmount,
-    /// Group size of the `hier` victim order.
-    pub radix: usize,
     pub idle: Idle,
-    /// Message-based policies: the managers run on one extra thread
-    /// (`manager=dedicated`) instead of on workers.
-    pub dedicated_manager: bool,
 }
 
 impl Default for Policy {
@@ -143,47 +175,40 @@ impl Policy {
 
     /// The spec with every option spelled out, as recorded in reports.
     pub fn canonical(&self) -> String {
-        let steal = match self.steal {
-            StealAmount::One => "one".to_string(),
-            StealAmount::Half => "half".to_string(),
-            StealAmount::UpTo(k) => k.to_string(),
-        };
         let order = match self.order {
             Order::Lifo => "lifo",
             Order::Fifo => "fifo",
         };
+        let spin = self.idle.spin_rounds;
         match self.kind {
-            PolicyKind::WorkStealing => format!(
-                "{}:victim={},steal={},order={},radix={},spin={}",
-                self.name,
-                self.victim.name(),
-                steal,
-                order,
-                self.radix,
-                self.idle.spin_rounds
-            ),
-            PolicyKind::Messaging => {
-                let radix = if self.radix > 0 { format!("radix={},", self.radix) } else { String::new() };
-                let manager = if self.dedicated_manager { "dedicated" } else { "worker" };
-                format!("{}:{}order={},burst={},spin={},manager={}", self.name, radix, order, steal, self.idle.spin_rounds, manager)
-            }
-            PolicyKind::Central(c) => {
-                let opts = match c {
-                    central::Central::Carbon(c) => format!("deque={},prefetch={},", c.deque, c.prefetch),
-                    central::Central::SwHier(s) => {
-                        let o = match s.order {
-                            central::GlobalOrder::Fifo => "fifo",
-                            central::GlobalOrder::Lifo => "lifo",
-                            central::GlobalOrder::Priority => "priority",
-                            central::GlobalOrder::Serial => "serial",
-                        };
-                        format!("private={},order={},", s.private, o)
-                    }
-                    central::Central::Pdf => String::new(),
+            PolicyKind::Ws(w) => {
+                let steal = match w.steal {
+                    StealAmount::One => "one".to_string(),
+                    StealAmount::Half => "half".to_string(),
+                    StealAmount::UpTo(k) => k.to_string(),
                 };
-                format!("{}:{}spin={}", self.name, opts, self.idle.spin_rounds)
+                format!("{}:victim={},steal={},order={},radix={},spin={}", self.name, w.victim.name(), steal, order, w.radix, spin)
+            }
+            PolicyKind::Adm(a) => {
+                let radix = if a.radix > 0 { format!("radix={},", a.radix) } else { String::new() };
+                let manager = if a.dedicated_manager { "dedicated" } else { "worker" };
+                format!("{}:{}order={},burst={},spin={},manager={}", self.name, radix, order, a.burst, spin, manager)
+            }
+            PolicyKind::Unit(u) => {
+                let opts = match u {
+                    UnitPolicy::Carbon(c) => format!("deque={},prefetch={},", c.deque, c.prefetch),
+                    UnitPolicy::SwHier(s) => format!("private={},order={},", s.private, s.order.name()),
+                    UnitPolicy::Pdf => String::new(),
+                };
+                format!("{}:{}spin={}", self.name, opts, spin)
             }
         }
+    }
+
+    /// The mechanism this policy runs on.
+    #[inline]
+    pub fn mechanism(&self) -> Mechanism {
+        self.kind.mechanism()
     }
 }
 
@@ -205,7 +230,7 @@ impl std::fmt::Display for Policy {
 pub struct PolicyInfo {
     pub name: &'static str,
     pub summary: &'static str,
-    /// Where the algorithm comes from (paper and section).
+    /// Where the algorithm comes from (authors, title, venue, section).
     pub source: &'static str,
     pub options: &'static [OptionInfo],
 }
@@ -244,12 +269,23 @@ mod tests {
 
     #[test]
     fn defaults_and_options() {
+        let ws = |p: &Policy| match p.kind {
+            PolicyKind::Ws(w) => (p.order, w.victim, w.steal),
+            _ => panic!("not ws"),
+        };
         let p = Policy::parse("ws").unwrap();
-        assert_eq!((p.order, p.victim, p.steal), (Order::Lifo, VictimKind::Random, StealAmount::Half));
+        assert_eq!(ws(&p), (Order::Lifo, VictimKind::Random, StealAmount::Half));
         let p = Policy::parse(" ws:victim=nearest, steal=4 ,order=fifo").unwrap();
-        assert_eq!((p.order, p.victim, p.steal), (Order::Fifo, VictimKind::Nearest, StealAmount::UpTo(4)));
+        assert_eq!(ws(&p), (Order::Fifo, VictimKind::Nearest, StealAmount::UpTo(4)));
         assert_eq!(Policy::parse(&p.canonical()).unwrap(), p);
-        for spec in ["carbon", "carbon:deque=4,prefetch=0", "sw-hier:order=priority,private=2", "pdf", "adm-hier:radix=4"] {
+        for spec in [
+            "carbon",
+            "carbon:deque=4,prefetch=0",
+            "sw-hier:order=priority,private=2",
+            "pdf",
+            "adm-hier:radix=4",
+            "adm-central:manager=dedicated,burst=3",
+        ] {
             let p = Policy::parse(spec).unwrap();
             assert_eq!(Policy::parse(&p.canonical()).unwrap(), p, "{spec} -> {}", p.canonical());
         }
@@ -278,11 +314,5 @@ mod tests {
         assert_eq!(StealAmount::UpTo(4).count(10), 4);
         assert_eq!(StealAmount::UpTo(4).count(2), 2);
         assert_eq!(StealAmount::One.count(10), 1);
-    }
-
-    #[test]
-    fn idle_spins_then_yields_then_parks() {
-        let i = Idle { spin_rounds: 2, yield_rounds: 1 };
-        assert_eq!([i.action(0), i.action(1), i.action(2), i.action(3)], [IdleAction::Spin, IdleAction::Spin, IdleAction::Yield, IdleAction::Park]);
     }
 }

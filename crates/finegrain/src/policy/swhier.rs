@@ -1,4 +1,5 @@
-//! `sw-hier`: hierarchical task queuing (002 section 2.3), a refinement of one
+//! `sw-hier`: hierarchical task queuing (Kumar, Hughes, Nguyen, "Carbon",
+//! ISCA 2007, section 2.3), a refinement of one
 //! central queue. Each worker works mostly on a small private queue that only
 //! it touches (no lock); when the private queue fills up, its oldest half goes
 //! to the global queue (under the lock); a worker whose private queue is empty
@@ -7,10 +8,10 @@
 //!
 //! The global queue's order is an option: FIFO (a central queue's usual order),
 //! LIFO, or priority (given at spawn or enqueue, `finegrain::with_priority`).
-//! This file holds the decisions; `central.rs` carries them out.
+//! This file holds the decisions; `unit/` carries them out.
 
-use super::central::{Central, GlobalOrder};
-use super::{Idle, OptionInfo, Order, Policy, PolicyInfo, PolicyKind, Registration, Spec, StealAmount, VictimKind};
+use super::unit::GlobalOrder;
+use super::{Idle, OptionInfo, Order, Policy, PolicyInfo, PolicyKind, Registration, Spec, UnitPolicy};
 use crate::error::Error;
 
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -58,7 +59,7 @@ pub(crate) static REGISTRATION: Registration = Registration {
     info: PolicyInfo {
         name: "sw-hier",
         summary: "hierarchical task queuing: small lock-free private queues spilling into one locked global queue",
-        source: "002 (Carbon, ISCA'07) section 2.3",
+        source: "Kumar, Hughes, Nguyen, Carbon: Architectural Support for Fine-Grained Parallelism on Chip Multiprocessors, ISCA 2007, section 2.3",
         options: OPTIONS,
     },
     build,
@@ -74,13 +75,9 @@ fn build(spec: &mut Spec<'_>) -> Result<Policy, Error> {
     let spin = spec.int("spin", 0, 100_000, 64)? as u32;
     Ok(Policy {
         name: "sw-hier",
-        kind: PolicyKind::Central(Central::SwHier(SwHier { private, order })),
+        kind: PolicyKind::Unit(UnitPolicy::SwHier(SwHier { private, order })),
         order: Order::Lifo,
-        victim: VictimKind::Random,
-        steal: StealAmount::One,
-        radix: 0,
-        idle: Idle { spin_rounds: spin, yield_rounds: 16 },
-        dedicated_manager: false,
+        idle: Idle::with_spin(spin),
     })
 }
 

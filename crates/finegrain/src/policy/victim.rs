@@ -1,10 +1,11 @@
 //! Which victim a thief tries: plain decision code, no threads or atomics, so the
 //! simulator replays exactly these choices.
 //!
-//! 000 section 4.1 and 002 section 5.2 steal from the nearest neighbour; random
+//! Sanchez, Yoo, Kozyrakis (ASPLOS 2010, section 4.1) and Kumar, Hughes,
+//! Nguyen (Carbon, ISCA 2007, section 5.2) steal from the nearest neighbour; random
 //! victims are the classic Cilk choice; a fixed hierarchy tries the thief's own
 //! group of `radix` workers first, then the enclosing group of `radix^2`, and so on
-//! (the grouping of the hierarchical schedulers, 000 Figure 4).
+//! (the grouping of the hierarchical schedulers, ASPLOS 2010, Figure 4).
 
 use crate::rng::XorShift;
 use crate::topology::Topology;

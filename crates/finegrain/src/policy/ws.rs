@@ -1,4 +1,6 @@
-//! `ws`: software work stealing, the papers' baseline (000 section 4.1).
+//! `ws`: software work stealing, the papers' baseline (Sanchez, Yoo,
+//! Kozyrakis, "Flexible Architectural Support for Fine-Grain Scheduling",
+//! ASPLOS 2010, section 4.1).
 //!
 //! Per-worker Chase-Lev deques; the owner works LIFO at the bottom, thieves take
 //! from the top. The paper's tuned configuration steals half the victim's tasks
@@ -7,6 +9,17 @@
 
 use super::{Idle, OptionInfo, Order, Policy, PolicyInfo, PolicyKind, Registration, Spec, StealAmount, VictimKind};
 use crate::error::Error;
+
+/// Work stealing's parameters.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct Ws {
+    /// Which worker a thief tries first.
+    pub victim: VictimKind,
+    /// How many tasks one steal takes.
+    pub steal: StealAmount,
+    /// Group size of the `hier` victim order.
+    pub radix: usize,
+}
 
 const OPTIONS: &[OptionInfo] = &[
     OptionInfo {
@@ -25,7 +38,7 @@ pub(crate) static REGISTRATION: Registration = Registration {
     info: PolicyInfo {
         name: "ws",
         summary: "work stealing over per-worker Chase-Lev deques",
-        source: "000 (ADM, ASPLOS'10) section 4.1; Chase-Lev SPAA'05",
+        source: "Sanchez, Yoo, Kozyrakis, Flexible Architectural Support for Fine-Grain Scheduling, ASPLOS 2010, section 4.1; Chase, Lev, Dynamic Circular Work-Stealing Deque, SPAA 2005",
         options: OPTIONS,
     },
     build,
@@ -49,14 +62,5 @@ fn build(spec: &mut Spec<'_>) -> Result<Policy, Error> {
     };
     let radix = spec.int("radix", 2, 1024, 8)?;
     let spin = spec.int("spin", 0, 100_000, 64)? as u32;
-    Ok(Policy {
-        name: "ws",
-        kind: PolicyKind::WorkStealing,
-        order,
-        victim,
-        steal,
-        radix,
-        idle: Idle { spin_rounds: spin, yield_rounds: 16 },
-        dedicated_manager: false,
-    })
+    Ok(Policy { name: "ws", kind: PolicyKind::Ws(Ws { victim, steal, radix }), order, idle: Idle::with_spin(spin) })
 }

@@ -13,8 +13,9 @@
 //! explores finitely many executions; running out of rounds fails the model.
 
 use super::Sleep;
-use crate::deque::{Deque, Steal};
-use crate::latch::{CountLatch, LockLatch, WorkerLatch, SET};
+use super::SET;
+use crate::latch::{CountLatch, LockLatch, WorkerLatch};
+use crate::ws::deque::{Deque, Steal};
 use loom::cell::UnsafeCell;
 use loom::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use loom::sync::Arc;

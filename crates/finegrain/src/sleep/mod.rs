@@ -4,9 +4,14 @@
 #[cfg(all(test, loom))]
 mod loom_tests;
 
-use crate::latch::{SET, SLEEPING, UNSET};
 use crate::sync::{full_fence, lock, AtomicBool, AtomicUsize, Condvar, Mutex, Ordering};
 use crossbeam_utils::CachePadded;
+
+/// The states of a latch a worker may sleep on (`latch/`, and a `join`'s job
+/// header): unset, its waiter announced it is about to park, set.
+pub(crate) const UNSET: usize = 0;
+pub(crate) const SLEEPING: usize = 1;
+pub(crate) const SET: usize = 2;
 
 struct Parker {
     woken: Mutex<bool>,

@@ -1,28 +1,17 @@
-//! Completion signals. A latch starts unset and is set exactly once.
-//!
-//! Memory-ordering contract: `set` is a release and a waiter's successful probe an
-//! acquire, so everything the setting job wrote is visible to the waiter. The
-//! setter must not touch the latch after the releasing store: the waiter may
-//! return and free the frame that holds it at once. That is why `set` takes a
-//! raw pointer and reads every field it needs before the store.
-
-use crate::sleep::Sleep;
-use crate::sync::{lock, AtomicUsize, Condvar, Mutex, Ordering};
-use crossbeam_utils::CachePadded;
+//! Completion signals. A latch starts unset and is set exactly once; the
+//! memory-ordering contract is [`Latch`](crate::job::Latch)'s. `tally.rs`
+//! holds the units of a phase's count latch that a worker has finished with
+//! but not yet released.
 
 #[cfg(not(loom))]
-pub(crate) trait Latch {
-    /// Called by whoever completes the job this latch belongs to; `header` is
-    /// that job's header (where a `join`'s latch keeps its state and owner).
-    ///
-    /// # Safety
-    /// `this` must point to a live latch; it may be freed as soon as the latch is set.
-    unsafe fn complete(this: *const Self, header: *const crate::job::JobHeader);
-}
+pub(crate) mod tally;
 
-pub(crate) const UNSET: usize = 0;
-pub(crate) const SLEEPING: usize = 1;
-pub(crate) const SET: usize = 2;
+#[cfg(not(loom))]
+use crate::job::{JobHeader, Latch};
+use crate::sleep::Sleep;
+use crate::sleep::{SET, UNSET};
+use crate::sync::{lock, AtomicUsize, Condvar, Mutex, Ordering};
+use crossbeam_utils::CachePadded;
 
 /// A latch waited on by a worker, which keeps running other jobs while it waits
 /// and parks only when it finds none (see `sleep/README.md`).
@@ -52,7 +41,7 @@ impl WorkerLatch {
 
 #[cfg(not(loom))]
 impl Latch for WorkerLatch {
-    unsafe fn complete(this: *const Self, _header: *const crate::job::JobHeader) {
+    unsafe fn complete(this: *const Self, _header: *const JobHeader) {
         // SAFETY: forwarded contract.
         unsafe { Self::set(this) }
     }
@@ -96,7 +85,7 @@ impl LockLatch {
 
 #[cfg(not(loom))]
 impl Latch for LockLatch {
-    unsafe fn complete(this: *const Self, _header: *const crate::job::JobHeader) {
+    unsafe fn complete(this: *const Self, _header: *const JobHeader) {
         // SAFETY: forwarded contract.
         unsafe { Self::set(this) }
     }
@@ -120,8 +109,8 @@ impl LockLatch {
 pub(crate) struct CountLatch {
     /// On a line of its own: the tasks of the scope or phase update it on
     /// every worker, while the waiting owner polls `inner` between tasks. On
-    /// one line the two made every update a cache-line transfer (a phase of
-    /// 2^19 tiny tasks under `ws` at 2 threads: 49 ms shared, 30 ms padded).
+    /// one line the two made every update a cache-line transfer
+    /// (`docs/benchmarks.md`, "Phase cost").
     count: CachePadded<AtomicUsize>,
     pub(crate) inner: WorkerLatch,
 }
@@ -144,7 +133,7 @@ impl CountLatch {
         unsafe { Self::decrement_by(this, 1) }
     }
 
-    /// Release `n` units at once (a worker's tally, `owed.rs`).
+    /// Release `n` units at once (a worker's tally, `tally.rs`).
     ///
     /// # Safety
     /// As [`CountLatch::decrement`], and the caller holds `n` units.

@@ -1,14 +1,13 @@
 //! Units of a phase's shared counter that a worker has finished with but not
-//! yet released: the counting ends of `phase.rs` without an atomic per task.
+//! yet released: the counting ends of `phase/` without an atomic per task.
 //!
 //! # Why
 //! Under the policies without managers a phase ends when one shared counter
 //! (one unit per live task) reaches zero. Every enqueue took a unit with an
 //! atomic increment and every task's end released one with an atomic
 //! decrement: on a tree of tiny tasks, read-modify-writes of one cache line
-//! that two workers pass back and forth (2^19 tasks of 35 ns under `ws`, with
-//! the count already down to one update per task: 30 ms at one thread, 31.6 ms
-//! at two, serial 18 ms).
+//! that two workers pass back and forth, so that two workers ran such a
+//! phase no faster than one (`docs/benchmarks.md`, "Phase cost").
 //!
 //! # How
 //! A worker keeps the units of the tasks it finished in a thread-local tally
@@ -54,15 +53,17 @@ thread_local! {
 /// A task of the phase ending at `end` finished without handing its unit on:
 /// keep the unit in this thread's tally.
 ///
+/// `publish` as for [`flush`], if the tally held another phase's units.
+///
 /// # Safety
 /// `end` is live and the unit is one of its counter's; `release` releases
 /// units of it.
 #[inline]
-pub(crate) unsafe fn keep(end: *const (), release: ReleaseFn) {
+pub(crate) unsafe fn keep(end: *const (), release: ReleaseFn, publish: impl FnOnce()) {
     OWED.with(|t| {
         if t.n.get() > 0 && t.end.get() != end {
             // SAFETY: the tally holds units of a phase that has not ended.
-            unsafe { flush_tally(t) };
+            unsafe { flush_tally(t, publish) };
         }
         t.end.set(end);
         t.release.set(Some(release));
@@ -86,13 +87,15 @@ pub(crate) fn take(end: *const ()) -> bool {
 }
 
 /// Release every unit this thread holds (its idle loops call this before they
-/// steal, park or test for completion).
+/// steal, park or test for completion). `publish` runs first if anything is
+/// released: the worker publishes its counters, so that whatever it ran is
+/// counted before the phase can end (as `phase/` does before every release).
 #[inline]
-pub(crate) fn flush() {
+pub(crate) fn flush(publish: impl FnOnce()) {
     let _ = OWED.try_with(|t| {
         if t.n.get() > 0 {
             // SAFETY: a non-empty tally's phase has not ended.
-            unsafe { flush_tally(t) }
+            unsafe { flush_tally(t, publish) }
         }
     });
 }
@@ -100,12 +103,10 @@ pub(crate) fn flush() {
 /// # Safety
 /// `t` is non-empty.
 #[cold]
-unsafe fn flush_tally(t: &Tally) {
+unsafe fn flush_tally(t: &Tally, publish: impl FnOnce()) {
     let n = t.n.replace(0);
     let release = t.release.get().expect("a non-empty tally has a release function");
-    // Whatever this worker ran since its last task ended is counted before
-    // the phase can end (as `phase.rs` does before every release).
-    crate::worker::flush_current_counters();
+    publish();
     // SAFETY: the units are counted by the counter at `end`, which is live
     // until they are released (module invariants); after this call the tally
     // no longer refers to it.
@@ -130,18 +131,20 @@ mod tests {
         let pb = &b as *const AtomicUsize as *const ();
         // SAFETY: `a` and `b` outlive the tally's use of them (flushed below).
         unsafe {
-            keep(pa, release);
-            keep(pa, release);
+            keep(pa, release, || {});
+            keep(pa, release, || {});
         }
         assert!(take(pa), "a kept unit serves the same phase");
         assert!(!take(pb), "but not another");
         assert_eq!(a.load(Ordering::SeqCst), 10, "nothing released yet");
         // SAFETY: as above.
-        unsafe { keep(pb, release) };
+        unsafe { keep(pb, release, || {}) };
         assert_eq!(a.load(Ordering::SeqCst), 9, "switching phase released a's last unit");
-        flush();
-        assert_eq!(b.load(Ordering::SeqCst), 9);
-        flush();
+        let mut published = 0;
+        flush(|| published += 1);
+        assert_eq!((b.load(Ordering::SeqCst), published), (9, 1));
+        flush(|| published += 1);
+        assert_eq!(published, 1, "nothing to release, nothing to publish");
         assert_eq!(b.load(Ordering::SeqCst), 9, "an empty tally releases nothing");
         assert!(!take(pb));
     }

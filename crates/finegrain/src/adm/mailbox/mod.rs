@@ -34,7 +34,7 @@
 #[cfg(all(test, loom))]
 mod loom_tests;
 
-use crate::gate::Gate;
+use crate::adm::spawn_gate::Gate;
 use crate::sync::{lock, AtomicBool, AtomicUsize, Mutex, Ordering, UnsafeCell};
 use crossbeam_utils::CachePadded;
 use std::collections::VecDeque;

@@ -5,14 +5,14 @@
 //! word, and running it is one indirect call through the header. Jobs forked by
 //! `join` live on the forking frame's stack ([`StackJob`]); jobs that outlive
 //! their creator's frame (scope spawns, phase tasks, graph nodes) are boxed
-//! ([`HeapJob`]).
+//! ([`HeapJob`]). Heap jobs that fit take a block of the thread's block cache
+//! (`block_cache.rs`); `unwind.rs` keeps the first panic of a group of tasks.
 
-use crate::block_cache;
-use crate::latch::Latch;
+pub(crate) mod block_cache;
+pub(crate) mod unwind;
+
 use crate::sync::{AtomicUsize, UnsafeCell};
-use std::any::Any;
 use std::mem::MaybeUninit;
-use std::panic::{self, AssertUnwindSafe};
 use std::ptr::NonNull;
 
 /// The first field of every job.
@@ -32,7 +32,7 @@ pub(crate) struct JobHeader {
     /// The worker whose frame holds a stack job, so whoever completes it knows
     /// whom to wake. Unused by heap jobs.
     owner: std::cell::UnsafeCell<MaybeUninit<usize>>,
-    /// Completion state of a stack job's [`JobLatch`] (`latch::UNSET`/`SLEEPING`/`SET`).
+    /// Completion state of a `join`'s stack job (`sleep::UNSET`/`SLEEPING`/`SET`).
     state: MaybeUninit<AtomicUsize>,
 }
 
@@ -80,8 +80,18 @@ impl JobHeader {
         // through a raw pointer (it may be uninitialised, so no reference).
         unsafe {
             (*(*p).owner.get()).write(owner);
-            std::ptr::addr_of_mut!((*p).state).cast::<AtomicUsize>().write(AtomicUsize::new(crate::latch::UNSET));
+            std::ptr::addr_of_mut!((*p).state).cast::<AtomicUsize>().write(AtomicUsize::new(crate::sleep::UNSET));
         }
+    }
+
+    /// The worker that owns a prepared job (whom its completion wakes).
+    ///
+    /// # Safety
+    /// `p` is live and [`JobHeader::prepare`] was called on it.
+    #[inline(always)]
+    pub(crate) unsafe fn owner(p: *const JobHeader) -> usize {
+        // SAFETY: initialised by `prepare` (caller's contract).
+        unsafe { (*(*p).owner.get()).assume_init() }
     }
 
     /// The latch state of a job that was prepared.
@@ -154,49 +164,22 @@ impl JobRef {
 /// Tag bit of [`JobRef::mark_received`].
 const RECEIVED: usize = 1;
 
-pub(crate) type PanicPayload = Box<dyn Any + Send + 'static>;
+pub(crate) use unwind::{JobResult, PanicPayload};
 
-/// Outcome of a job that may have panicked.
-pub(crate) enum JobResult<T> {
-    Ok(T),
-    Panic(PanicPayload),
-}
-
-impl<T> JobResult<T> {
-    fn call(f: impl FnOnce() -> T) -> Self {
-        match panic::catch_unwind(AssertUnwindSafe(f)) {
-            Ok(v) => JobResult::Ok(v),
-            Err(p) => JobResult::Panic(p),
-        }
-    }
-
-    pub(crate) fn into_result(self) -> Result<T, PanicPayload> {
-        match self {
-            JobResult::Ok(v) => Ok(v),
-            JobResult::Panic(p) => Err(p),
-        }
-    }
-}
-
-/// The latch of a `join`'s stack job. It has no fields: its state word and the
-/// owner to wake are in the job's header, written only if the job leaves its
-/// owner (see [`JobHeader`]).
-pub(crate) struct JobLatch;
-
-impl Latch for JobLatch {
-    unsafe fn complete(_this: *const Self, header: *const JobHeader) {
-        let wt = crate::worker::WorkerThread::current();
-        debug_assert!(!wt.is_null(), "stack jobs run on workers of their own pool");
-        // SAFETY: non-null current worker; publish counts before the waiter can read them.
-        unsafe { (*wt).flush_counters() };
-        // SAFETY: the job was prepared before it left its owner; the completing
-        // thread is a worker of the owner's pool, alive; `header` is live until
-        // the swap inside `set_latch`, and the owner is read before it.
-        unsafe {
-            let owner = (*(*header).owner.get()).assume_init();
-            (*wt).registry().sleep.set_latch(JobHeader::state(header), owner);
-        }
-    }
+/// What a job does when it has finished: signal whoever waits for it.
+///
+/// Memory-ordering contract: setting is a release and a waiter's successful
+/// probe an acquire, so everything the job wrote is visible to the waiter. The
+/// setter must not touch the latch after the releasing store: the waiter may
+/// return and free the frame that holds it at once. That is why `complete`
+/// takes raw pointers and reads every field it needs before the store.
+pub(crate) trait Latch {
+    /// Called by whoever completes the job this latch belongs to; `header` is
+    /// that job's header (where a `join`'s latch keeps its state and owner).
+    ///
+    /// # Safety
+    /// `this` must point to a live latch; it may be freed as soon as the latch is set.
+    unsafe fn complete(this: *const Self, header: *const JobHeader);
 }
 
 /// A job living in its forker's stack frame. The forker must not leave the frame
@@ -278,33 +261,6 @@ impl<L: Latch, F: FnOnce() -> R, R> StackJob<L, F, R> {
     pub(crate) unsafe fn take_result(&self) -> Result<R, PanicPayload> {
         // SAFETY: caller's contract.
         self.result.with_mut(|r| unsafe { (*r).assume_init_read() }).into_result()
-    }
-}
-
-/// Latch of a job injected into another pool by a worker of this one: the
-/// waiting worker keeps running its own pool's work (`wait_until`) and is woken
-/// through its own pool's sleep state (rayon's "cross-registry" latch).
-pub(crate) struct CrossLatch {
-    pub(crate) state: AtomicUsize,
-    waiter: std::sync::Arc<crate::registry::Registry>,
-    index: usize,
-}
-
-impl CrossLatch {
-    pub(crate) fn new(waiter: std::sync::Arc<crate::registry::Registry>, index: usize) -> Self {
-        CrossLatch { state: AtomicUsize::new(crate::latch::UNSET), waiter, index }
-    }
-}
-
-impl Latch for CrossLatch {
-    unsafe fn complete(this: *const Self, _header: *const JobHeader) {
-        // SAFETY: live until the swap in `set_latch`; the registry is kept alive
-        // by our own reference, taken before the latch can be freed.
-        unsafe {
-            let reg = std::sync::Arc::clone(&(*this).waiter);
-            let index = (*this).index;
-            reg.sleep.set_latch(&(*this).state, index);
-        }
     }
 }
 

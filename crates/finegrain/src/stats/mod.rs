@@ -15,8 +15,12 @@
 //! With the `stats` feature off, every probe is an empty inline function and
 //! [`Stats`] reports zeros.
 
+pub(crate) mod timer;
+pub(crate) mod trace;
+
 #[cfg(feature = "stats")]
 use crate::sync::{bump, AtomicU64, Ordering};
+use std::cell::Cell;
 use std::fmt::Write as _;
 
 /// Where a worker's time goes.
@@ -94,7 +98,7 @@ impl WorkerCounters {
                 time: std::array::from_fn(|_| z()),
                 counts: std::array::from_fn(|_| z()),
                 bucket: AtomicU64::new(Bucket::StealFail as u64),
-                since: AtomicU64::new(crate::timer::ticks()),
+                since: AtomicU64::new(timer::ticks()),
             }
         }
         #[cfg(not(feature = "stats"))]
@@ -127,7 +131,7 @@ impl WorkerCounters {
             if cur == _b as usize {
                 return;
             }
-            let now = crate::timer::ticks();
+            let now = timer::ticks();
             let since = self.since.load(Ordering::Relaxed);
             bump(&self.time[cur], now.saturating_sub(since));
             self.since.store(now, Ordering::Relaxed);
@@ -157,14 +161,14 @@ impl WorkerCounters {
     pub(crate) fn snapshot(&self, _op_ns: (f64, f64)) -> WorkerStats {
         #[cfg(feature = "stats")]
         {
-            let ns_per_tick = crate::timer::calibration();
+            let ns_per_tick = timer::calibration();
             let ns = |t: u64| (t as f64 * ns_per_tick) as u64;
             let mut time = [0u64; BUCKETS];
             for (i, t) in self.time.iter().enumerate() {
                 time[i] = t.load(Ordering::Relaxed);
             }
             let cur = self.bucket.load(Ordering::Relaxed) as usize;
-            time[cur] += crate::timer::ticks().saturating_sub(self.since.load(Ordering::Relaxed));
+            time[cur] += timer::ticks().saturating_sub(self.since.load(Ordering::Relaxed));
             let c = |x: Counter| self.counts[x as usize].load(Ordering::Relaxed);
             let mut time = time.map(ns);
             // Move the fast-path queue operations out of task time (module doc).
@@ -187,6 +191,51 @@ impl WorkerCounters {
         }
         #[cfg(not(feature = "stats"))]
         WorkerStats::default()
+    }
+}
+
+/// The counters a worker bumps on its fast paths, kept in plain cells that
+/// only it touches and published to its [`WorkerCounters`] on slow paths
+/// (whenever it looks for work or finishes a task someone waits for). Joins
+/// on a private queue are counted once, in the spawn gate, and those whose
+/// take-back failed in `joins_slow`; [`HotCounters::publish`] derives the
+/// enqueues and inline runs from them.
+#[derive(Default)]
+pub(crate) struct HotCounters {
+    enqueues: Cell<u64>,
+    tasks_run: Cell<u64>,
+    joins_slow: Cell<u64>,
+}
+
+impl HotCounters {
+    /// Count an enqueue (a no-op without the `stats` feature).
+    #[inline(always)]
+    pub(crate) fn enqueue(&self) {
+        #[cfg(feature = "stats")]
+        self.enqueues.set(self.enqueues.get().wrapping_add(1));
+    }
+
+    /// Count a task run (a no-op without the `stats` feature).
+    #[inline(always)]
+    pub(crate) fn task_run(&self) {
+        #[cfg(feature = "stats")]
+        self.tasks_run.set(self.tasks_run.get().wrapping_add(1));
+    }
+
+    /// A private-queue join's fast take-back failed (see `publish`).
+    #[inline(always)]
+    pub(crate) fn join_slow(&self) {
+        #[cfg(feature = "stats")]
+        self.joins_slow.set(self.joins_slow.get().wrapping_add(1));
+    }
+
+    /// Publish to `to`; `gate_joins` is the number of joins the spawn gate
+    /// counted (each one enqueue, and one inline run unless its take-back
+    /// failed, in which case whatever ran was counted as it ran).
+    #[inline]
+    pub(crate) fn publish(&self, to: &WorkerCounters, gate_joins: u64) {
+        to.publish(Counter::Enqueues, self.enqueues.get().wrapping_add(gate_joins));
+        to.publish(Counter::TasksRun, self.tasks_run.get().wrapping_add(gate_joins).wrapping_sub(self.joins_slow.get()));
     }
 }
 

@@ -16,7 +16,7 @@
 //! and FIFO pops at `base`. When `top` reaches the capacity the live part is
 //! moved down (or the buffer doubled) on the slow path.
 
-use crate::gate::Gate;
+use super::spawn_gate::Gate;
 use crate::job::{JobHeader, JobRef};
 use std::cell::Cell;
 use std::ptr;

@@ -1,35 +1,41 @@
 //! Dynamic task phases: the enqueue/dequeue interface of the papers' task
-//! runtimes (000 section 4.1, Table 1; 002 section 4.2), and phases whose tasks
-//! return values that are combined into one (000 section 4.2).
+//! runtimes (Sanchez, Yoo, Kozyrakis, ASPLOS 2010, section 4.1, Table 1;
+//! Kumar, Hughes, Nguyen, ISCA 2007, section 4.2), and phases whose tasks
+//! return values that are combined into one (ASPLOS 2010, section 4.2).
 //!
 //! A phase starts with some tasks; running a task may enqueue more. A task is a
 //! small `Copy` descriptor of at most four machine words, like the papers' task
 //! tuples. [`phase`] returns when no task is queued or running anywhere;
 //! [`phase_reduce`] also returns the tasks' values combined.
 //!
-//! Termination of [`phase`]: under the message-based policies the managers
-//! detect it from the task counts their messages carry, as for a reduced
-//! phase (design note in `reduce.rs`), so no task touches a shared counter.
+//! How a phase ends is a decision (`policy::reduce::phase_end`). Under the
+//! message-based policies the managers detect the end from the task counts
+//! their messages carry, as for a reduced phase (design note in
+//! `adm/tokens.rs`), so no task touches a shared counter.
 //! Under the others a counter holds one unit for the phase's own setup plus
 //! one per task enqueued and not yet finished. A task's children are counted
 //! before the task's own unit is released (a finished task's unit may wait in
-//! its worker's tally for reuse: `owed.rs`), so the counter is zero only when the
+//! its worker's tally for reuse: `latch/tally.rs`), so the counter is zero only when the
 //! phase is truly over; the thread that takes it to zero sets the latch the
 //! caller waits on (the "finish" counter of X10's work-stealing scheduler,
 //! which 000 cites). [`phase_reduce`] uses the same counter with its tree
 //! method.
 //!
 //! Each task is a heap job in a block of the thread's block cache
-//! (`block_cache.rs`), so enqueueing allocates nothing in the steady state.
+//! (`job/block_cache.rs`), so enqueueing allocates nothing in the steady state.
 
+pub(crate) mod reduce;
+
+use crate::adm::mailbox::{Msg, MsgKind};
+use crate::adm::tokens::{self, ReduceHead};
+use crate::job::unwind::PanicSlot;
 use crate::job::HeapJob;
+use crate::latch::tally;
 use crate::latch::{CountLatch, WorkerLatch};
-use crate::owed;
-use crate::panic_slot::PanicSlot;
-use crate::policy::PolicyKind;
-use crate::reduce::{ReduceHead, ReduceMethod, TreeEnd, Word};
+use crate::policy::reduce::{phase_end, PhaseEnd, ReduceMethod};
 use crate::registry::Registry;
-use crate::worker::WorkerThread;
+use crate::worker::{flush_current_counters, WorkerThread};
+use reduce::{TreeEnd, Word};
 use std::panic::{self, AssertUnwindSafe};
 
 /// Largest task descriptor, in bytes: four machine words.
@@ -76,7 +82,7 @@ impl<T: Copy + Send> PhaseCtx<'_, T> {
 
 impl<T> PhaseShared<'_, T> {
     /// Do finished tasks keep their unit of the shared counter in their
-    /// worker's tally (`owed.rs`) instead of releasing it? Under the counting
+    /// worker's tally (`latch/tally.rs`) instead of releasing it? Under the counting
     /// ends; a piggybacked phase has no shared counter.
     fn keeps_units(&self) -> bool {
         !matches!(self.end, End::Piggyback(_))
@@ -87,9 +93,9 @@ impl<T> PhaseShared<'_, T> {
 fn enqueue<T: Copy + Send>(shared: &PhaseShared<'_, T>, task: T) {
     const { assert!(std::mem::size_of::<T>() <= MAX_TASK_BYTES, "a phase task is at most four machine words") };
     match &shared.end {
-        // A unit this worker holds for the phase serves the new task (`owed.rs`).
-        End::Count(latch) if !owed::take(end_key(latch)) => latch.increment(),
-        End::Tree(t) if !owed::take(end_key(t)) => t.increment(),
+        // A unit this worker holds for the phase serves the new task (`latch/tally.rs`).
+        End::Count(latch) if !tally::take(end_key(latch)) => latch.increment(),
+        End::Tree(t) if !tally::take(end_key(t)) => t.increment(),
         End::Count(_) | End::Tree(_) => {}
         End::Piggyback(h) => count_piggyback_enqueue(shared.registry, h),
     }
@@ -103,15 +109,15 @@ fn enqueue<T: Copy + Send>(shared: &PhaseShared<'_, T>, task: T) {
         let r = panic::catch_unwind(AssertUnwindSafe(|| (shared.body)(&ctx, task)));
         // Before this task's unit can let the phase end, so that
         // `Pool::measure` right after the phase sees everything it did.
-        crate::worker::flush_current_counters();
+        flush_current_counters();
         match r {
             Ok(v) if shared.keeps_units() => {
                 record_value(shared, v);
                 // The unit stays with this worker until it runs out of work
-                // or an enqueue into the phase reuses it (`owed.rs`).
+                // or an enqueue into the phase reuses it (`latch/tally.rs`).
                 let (end, release) = shared.release_target();
                 // SAFETY: this task's unit is one of that counter's.
-                unsafe { owed::keep(end, release) };
+                unsafe { tally::keep(end, release, flush_current_counters) };
             }
             // SAFETY: last touch of `shared` by this task.
             r => unsafe { finish(ptr.0, r) },
@@ -126,13 +132,13 @@ fn end_key<E>(e: &E) -> *const () {
     e as *const E as *const ()
 }
 
-/// `owed::ReleaseFn` of a count latch.
+/// `tally::ReleaseFn` of a count latch.
 unsafe fn release_count(end: *const (), n: usize) {
     // SAFETY: `end` names a live `CountLatch` whose `n` units the caller holds.
     unsafe { CountLatch::decrement_by(end.cast(), n) }
 }
 
-/// `owed::ReleaseFn` of a tree end.
+/// `tally::ReleaseFn` of a tree end.
 unsafe fn release_tree(end: *const (), n: usize) {
     // SAFETY: `end` names a live `TreeEnd` whose `n` units the caller holds.
     unsafe { TreeEnd::decrement_by(end.cast::<TreeEnd<'static>>(), n) }
@@ -140,7 +146,7 @@ unsafe fn release_tree(end: *const (), n: usize) {
 
 impl<T> PhaseShared<'_, T> {
     /// The counter a task's unit belongs to, for a worker's tally.
-    fn release_target(&self) -> (*const (), owed::ReleaseFn) {
+    fn release_target(&self) -> (*const (), tally::ReleaseFn) {
         match &self.end {
             End::Count(latch) => (end_key(latch), release_count),
             End::Tree(t) => (end_key(t), release_tree),
@@ -164,11 +170,12 @@ fn count_piggyback_enqueue(reg: *const Registry, h: &ReduceHead<'_>) {
     let wt = WorkerThread::current();
     // SAFETY: a non-null current worker is live.
     if !wt.is_null() && std::ptr::eq(unsafe { (*wt).registry }, reg) {
-        crate::reduce::note_enqueued(h);
+        tokens::note_enqueued(h);
     } else {
-        use crate::mailbox::{Msg, MsgKind};
         // SAFETY: the registry outlives the phase.
-        crate::worker_adm::send_to_root(unsafe { &*reg }, Msg::new(MsgKind::Enqueued, usize::MAX, &[h.root_level as usize, h.key(), 1, 0]));
+        let reg = unsafe { &*reg };
+        let adm = reg.adm().expect("a piggybacked phase runs in a pool of a message policy");
+        adm.send_to_root(&reg.sleep, Msg::new(MsgKind::Enqueued, usize::MAX, &[h.root_level as usize, h.key(), 1, 0]));
     }
 }
 
@@ -197,11 +204,12 @@ unsafe fn finish<T>(shared: *const PhaseShared<'_, T>, r: std::thread::Result<us
             unsafe { TreeEnd::decrement(t) }
         }
         End::Piggyback(h) => {
-            crate::reduce::note_finished(h, value);
-            // The tokens leave at this worker's next starving report; make
-            // sure there is one even if it last reported before this task.
+            tokens::note_finished(h, value);
+            // The tokens leave at this worker's next starving report.
             // SAFETY: tasks run on the phase's workers; non-null.
-            unsafe { (*WorkerThread::current()).starving_reported.set(false) };
+            if let Some(a) = unsafe { (*WorkerThread::current()).adm() } {
+                a.tokens_pending();
+            }
         }
     }
 }
@@ -262,12 +270,11 @@ where
             body(ctx, t);
             0
         });
-        if wt.mech == PolicyKind::Messaging {
+        if phase_end(wt.registry().policy.mechanism(), None) == PhaseEnd::Piggyback {
             // The managers detect the end of the phase from the task counts
-            // their messages carry (000 section 4.1; design note in
-            // `reduce.rs`), with nothing to combine: no task touches a shared
-            // counter. (fib-like tree of 2^19 tasks at 2 threads: 60 ms with
-            // the shared counter, 22 ms without; serial 18 ms.)
+            // their messages carry (design note in `adm/tokens.rs`), with
+            // nothing to combine: no task touches a shared counter (measured:
+            // `docs/benchmarks.md`, "Phase cost").
             reduce_piggyback(wt, &body, &|_, _| 0, 0, initial);
             return;
         }
@@ -301,8 +308,8 @@ fn as_word_body<T, F: Fn(&PhaseCtx<'_, T>, T) -> usize + Sync>(f: F) -> F {
 ///
 /// Under `adm-central` and `adm-hier` the partial results travel to the root
 /// manager on the messages that end the phase, and the root detects the end of
-/// the phase from the tasks counted on them (000 section 4.2; design note in
-/// `reduce.rs`); under the other policies each worker keeps its partial in its
+/// the phase from the tasks counted on them (Sanchez, Yoo, Kozyrakis, ASPLOS
+/// 2010, section 4.2; design note in `adm/tokens.rs`); under the other policies each worker keeps its partial in its
 /// own cache line and they are combined through a tree when the phase's
 /// counter reaches zero. [`phase_reduce_with`] picks the method.
 ///
@@ -355,7 +362,7 @@ where
     crate::pool::current_registry().in_worker(move |wt| {
         let combine = |a: usize, b: usize| op(V::from_word(a), V::from_word(b)).to_word();
         let body = as_word_body(|ctx, t| body(ctx, t).to_word());
-        let piggyback = method != ReduceMethod::Tree && wt.mech == PolicyKind::Messaging;
+        let piggyback = phase_end(wt.registry().policy.mechanism(), Some(method)) == PhaseEnd::Piggyback;
         let w = if piggyback {
             reduce_piggyback(wt, &body, &combine, identity.to_word(), initial)
         } else {
@@ -392,12 +399,13 @@ fn reduce_piggyback<T: Copy + Send>(
     initial: impl Iterator<Item = T>,
 ) -> usize {
     let reg = wt.registry();
-    let head = ReduceHead::new(combine, identity, wt.index, wt.tree.root());
+    let adm = wt.adm().expect("piggybacked phases run under a message policy (policy::reduce::phase_end)");
+    let head = ReduceHead::new(combine, identity, wt.index, adm.root_level());
     let shared = PhaseShared { body, end: End::Piggyback(&head), panic: PanicSlot::new(), registry: reg };
     let (n, own) = enqueue_initial(&shared, initial);
     if n > 0 {
-        wt.arm_reduction(&head);
-        wt.run_until_adm(None, || head.is_done());
+        adm.arm_reduction(&wt.h, &head);
+        wt.work_until(None, || head.is_done());
     }
     propagate(own, &[&shared.panic, &head.panic]);
     head.result()

@@ -83,11 +83,6 @@ impl FrameMarks {
         FrameMarks { region, stack_hi: stack_hi & !7, scan_from: Cell::new(8) }
     }
 
-    /// An empty region, for workers that never use marks.
-    pub(crate) fn none() -> FrameMarks {
-        FrameMarks { region: Box::new([]), stack_hi: 0, scan_from: Cell::new(8) }
-    }
-
     pub(crate) fn stack_hi(&self) -> usize {
         self.stack_hi
     }

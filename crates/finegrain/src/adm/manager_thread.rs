@@ -1,8 +1,8 @@
 //! `manager=dedicated` for `adm-central` and `adm-hier`: every manager role —
 //! the one manager of `adm-central`, the whole tree of `adm-hier` — runs on
 //! one extra thread that runs no tasks and blocks in a receive on its own
-//! mailbox (000 section 4.1: "a thread can act as a dedicated worker, as a
-//! dedicated manager, or as both").
+//! mailbox (Sanchez, Yoo, Kozyrakis, ASPLOS 2010, section 4.1: "a thread can act as
+//! a dedicated worker, as a dedicated manager, or as both").
 //!
 //! The decisions are the same [`ManagerNode`] functions as with the default
 //! `manager=worker`, where each manager is a role of its group's first worker;
@@ -27,80 +27,18 @@
 //! worker sends a manager reaches it (one mailbox, guaranteed delivery), each
 //! worker's messages in order, and a message sent after another (by any chain
 //! of messages) is received after it — the causal order the piggybacked
-//! reductions need (`reduce.rs`): their enqueue counts and finished-task counts
+//! reductions need (`tokens.rs`): their enqueue counts and finished-task counts
 //! now arrive in the same mailbox, and forwarding between levels happens here,
 //! after receipt, so it only ever delays finished-task counts.
 
-use crate::mailbox::{Mailbox, Msg, MsgKind};
+use super::dedicated::Dedicated;
+use super::mailbox::{Msg, MsgKind};
+use super::shared::{Shared, WORKER};
+use super::tokens;
 use crate::policy::adm::{Action, ManagerNode, PhaseTokens, Tree};
-use crate::policy::{Policy, PolicyKind};
-use crate::registry::Registry;
-use crate::sync::{full_fence, lock, AtomicBool, Condvar, Mutex, Ordering};
-use crate::worker_adm::WORKER;
-use crossbeam_utils::CachePadded;
+use crate::sleep::Sleep;
+use crate::sync::Ordering;
 use std::collections::VecDeque;
-
-/// The dedicated manager's mailbox and parking state (in the registry).
-pub(crate) struct Dedicated {
-    mailbox: CachePadded<Mailbox>,
-    sleeping: CachePadded<AtomicBool>,
-    woken: Mutex<bool>,
-    cv: Condvar,
-    stop: AtomicBool,
-}
-
-impl Dedicated {
-    /// The state of a pool running `policy`: some only for `manager=dedicated`.
-    pub(crate) fn for_policy(policy: &Policy) -> Option<Box<Dedicated>> {
-        (policy.kind == PolicyKind::Messaging && policy.dedicated_manager).then(|| {
-            Box::new(Dedicated {
-                mailbox: CachePadded::new(Mailbox::new()),
-                sleeping: CachePadded::new(AtomicBool::new(false)),
-                woken: Mutex::new(false),
-                cv: Condvar::new(),
-                stop: AtomicBool::new(false),
-            })
-        })
-    }
-
-    /// `adm_send` to the manager thread: deliver, then wake it if it sleeps.
-    pub(crate) fn send(&self, msg: Msg) {
-        self.mailbox.send(msg);
-        full_fence();
-        if self.sleeping.load(Ordering::Relaxed) {
-            self.unpark();
-        }
-    }
-
-    fn unpark(&self) {
-        let mut w = lock(&self.woken);
-        *w = true;
-        self.cv.notify_one();
-    }
-
-    /// Block until mail (or the stop request) arrives.
-    fn park(&self) {
-        self.sleeping.store(true, Ordering::SeqCst);
-        full_fence();
-        if !self.mailbox.has_mail() && !self.stop.load(Ordering::Acquire) {
-            let mut w = lock(&self.woken);
-            while !*w {
-                w = match self.cv.wait(w) {
-                    Ok(g) => g,
-                    Err(p) => p.into_inner(),
-                };
-            }
-            *w = false;
-        }
-        self.sleeping.store(false, Ordering::Relaxed);
-    }
-
-    /// Worker 0's main loop has ended: let the thread finish.
-    pub(crate) fn request_stop(&self) {
-        self.stop.store(true, Ordering::Release);
-        self.unpark();
-    }
-}
 
 /// Work between managers, kept on this thread.
 enum Event {
@@ -113,7 +51,8 @@ enum Event {
 }
 
 struct Managers<'r> {
-    reg: &'r Registry,
+    shared: &'r Shared,
+    sleep: &'r Sleep,
     tree: Tree,
     /// `nodes[level][partition]`.
     nodes: Vec<Vec<ManagerNode>>,
@@ -122,13 +61,33 @@ struct Managers<'r> {
     me: usize,
 }
 
+/// Run `work` (worker 0's main loop) with the manager thread beside it: the
+/// thread starts first and is stopped and joined when `work` returns.
+pub(crate) fn run_beside(shared: &Shared, sleep: &Sleep, dm: &Dedicated, work: impl FnOnce()) {
+    // Named after the workers: `<prefix>-0` gives `<prefix>-manager`.
+    let me = std::thread::current();
+    let prefix = me.name().and_then(|n| n.strip_suffix("-0")).unwrap_or("finegrain");
+    std::thread::scope(|s| {
+        let manager = match std::thread::Builder::new().name(format!("{prefix}-manager")).spawn_scoped(s, || run(shared, sleep, dm)) {
+            Ok(h) => h,
+            Err(e) => panic!("finegrain: cannot start the manager thread: {e}"),
+        };
+        work();
+        dm.request_stop();
+        // Joined here (not only by the scope), so the OS thread has exited
+        // before worker 0 does.
+        if let Err(p) = manager.join() {
+            std::panic::resume_unwind(p);
+        }
+    });
+}
+
 /// The manager thread: until stopped, receive, decide, send.
-pub(crate) fn run(reg: &Registry, dm: &Dedicated) {
-    let n = reg.num_threads();
-    let tree = crate::worker_adm::tree_of(&reg.policy, n);
-    let burst = crate::worker_adm::burst_of(&reg.policy);
-    let nodes = (0..tree.levels).map(|l| (0..n.div_ceil(tree.span(l)).max(1)).map(|p| ManagerNode::new(&tree, l, p, burst)).collect()).collect();
-    let mut m = Managers { reg, tree, nodes, events: VecDeque::new(), me: n };
+fn run(shared: &Shared, sleep: &Sleep, dm: &Dedicated) {
+    let n = shared.workers();
+    let tree = shared.params().tree(n);
+    let nodes = shared.params().all_managers(n);
+    let mut m = Managers { shared, sleep, tree, nodes, events: VecDeque::new(), me: n };
     while !dm.stop.load(Ordering::Acquire) {
         if !dm.mailbox.has_mail() {
             dm.park();
@@ -148,7 +107,7 @@ pub(crate) fn run(reg: &Registry, dm: &Dedicated) {
 
 impl Managers<'_> {
     fn send(&self, worker: usize, kind: MsgKind, payload: &[usize]) {
-        self.reg.send(worker, Msg::new(kind, self.me, payload));
+        self.shared.send(self.sleep, worker, Msg::new(kind, self.me, payload));
     }
 
     /// A message from a worker: to its level-0 manager, or (enqueue counts)
@@ -204,8 +163,8 @@ impl Managers<'_> {
         let is_root = level == self.tree.root();
         let book = &mut self.nodes[level as usize][part].tokens;
         // SAFETY: a message names a phase only while it carries tokens the root
-        // has not counted, so the phase is live (reduce.rs).
-        if let Some((caller, result)) = unsafe { crate::reduce::absorb_tokens(book, t, is_root) } {
+        // has not counted, so the phase is live (tokens.rs).
+        if let Some((caller, result)) = unsafe { tokens::absorb_tokens(book, t, is_root) } {
             self.send(caller, MsgKind::PhaseDone, &[WORKER, t.phase, result]);
         }
     }

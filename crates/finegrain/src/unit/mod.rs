@@ -1,9 +1,11 @@
-//! The mechanism of the central-unit policies (`carbon`, `sw-hier`, `pdf`):
+//! The central task unit, the mechanism of `carbon`, `sw-hier` and `pdf`:
 //! one task unit shared by all workers under one lock, which serves one
-//! request at a time like Carbon's global task unit (002 section 4.3), plus
-//! per-worker state only its owner touches (a prefetch buffer or private
-//! queue, and a software overflow queue). The decisions (thresholds, victims,
-//! the order of the central queue) are in `policy/{carbon,swhier,pdf,central}.rs`.
+//! request at a time like Carbon's global task unit (Kumar, Hughes, Nguyen,
+//! "Carbon: Architectural Support for Fine-Grained Parallelism on Chip
+//! Multiprocessors", ISCA 2007, section 4.3), plus per-worker state only its
+//! owner touches (a prefetch buffer or private queue, and a software overflow
+//! queue). The decisions (thresholds, victims, the order of the unit's queue,
+//! serial positions) are in `policy/{carbon,swhier,pdf,unit}.rs`.
 //!
 //! ## What lives where
 //!
@@ -37,12 +39,15 @@
 //!   them before it goes idle (it looks at its local structures first).
 
 use crate::job::{JobHeader, JobRef};
+use crate::mechanism::{Handles, Mechanism};
 use crate::policy::carbon::Carbon;
-use crate::policy::central::{Central, GlobalOrder, Key, SerialPath};
+use crate::policy::pdf::SerialPath;
+use crate::policy::search::Source;
 use crate::policy::swhier::SwHier;
-use crate::stats::{Bucket, Counter};
+use crate::policy::unit::Key;
+use crate::policy::UnitPolicy;
+use crate::stats::Counter;
 use crate::sync::{lock, AtomicUsize, Mutex, Ordering};
-use crate::worker::WorkerThread;
 use std::cell::{Cell, RefCell};
 use std::collections::{BTreeMap, VecDeque};
 
@@ -58,7 +63,7 @@ pub(crate) struct Entry {
 }
 
 /// The shared unit.
-pub(crate) struct Unit {
+pub(crate) struct Shared {
     state: Mutex<UnitState>,
     /// Tasks in the unit (deques or global queue): what idle workers look at.
     total: AtomicUsize,
@@ -71,15 +76,16 @@ struct UnitState {
     global: BTreeMap<Key, Entry>,
 }
 
-impl Unit {
-    pub(crate) fn new(n: usize) -> Unit {
-        Unit {
+impl Shared {
+    pub(crate) fn new(n: usize) -> Shared {
+        Shared {
             state: Mutex::new(UnitState { deques: (0..n).map(|_| VecDeque::new()).collect(), global: BTreeMap::new() }),
             total: AtomicUsize::new(0),
         }
     }
 
-    pub(crate) fn has_tasks(&self) -> bool {
+    /// Is any task in the unit, for a sleeping worker to take?
+    pub(crate) fn has_work(&self) -> bool {
         self.total.load(Ordering::SeqCst) > 0
     }
 
@@ -94,8 +100,10 @@ impl UnitState {
     }
 }
 
-/// Per-worker state of the central policies (owner only).
-pub(crate) struct Local {
+/// One worker's side of the unit (owner only).
+pub(crate) struct UnitWorker {
+    unit: *const Shared,
+    policy: UnitPolicy,
     /// `carbon`: the LTU prefetch buffer; `sw-hier`: the private queue. Newest at the back.
     near: RefCell<VecDeque<Entry>>,
     /// `carbon`: tasks overflowed from the GTU deque, newest at the back.
@@ -103,14 +111,18 @@ pub(crate) struct Local {
     /// Sequence numbers for keys (unique per worker: `seq * n + index`).
     seq: Cell<u64>,
     /// Serial-order position of the code running now (`pdf`).
-    pub(crate) path: Cell<SerialPath>,
+    path: Cell<SerialPath>,
     /// Priority given to tasks spawned now (`order=priority`).
-    pub(crate) priority: Cell<i64>,
+    priority: Cell<i64>,
 }
 
-impl Local {
-    pub(crate) fn new() -> Local {
-        Local {
+impl UnitWorker {
+    /// # Safety
+    /// `unit` outlives the worker.
+    pub(crate) unsafe fn new(unit: &Shared, policy: UnitPolicy) -> UnitWorker {
+        UnitWorker {
+            unit,
+            policy,
             near: RefCell::new(VecDeque::new()),
             software: RefCell::new(VecDeque::new()),
             seq: Cell::new(0),
@@ -118,60 +130,64 @@ impl Local {
             priority: Cell::new(0),
         }
     }
-}
 
-impl WorkerThread {
-    fn central_policy(&self) -> Central {
-        match self.registry().policy.kind {
-            crate::policy::PolicyKind::Central(c) => c,
-            _ => unreachable!("central mechanism under a non-central policy"),
-        }
+    /// The priority of tasks spawned from now on (`with_priority`); returns the old one.
+    pub(crate) fn set_priority(&self, p: i64) -> i64 {
+        self.priority.replace(p)
     }
 
-    fn unit(&self) -> &Unit {
-        &self.registry().unit
+    fn unit(&self) -> &Shared {
+        // SAFETY: outlives the worker (`new`).
+        unsafe { &*self.unit }
     }
 
-    fn next_key(&self, order: GlobalOrder, path: SerialPath) -> Key {
-        let s = self.central.seq.get();
-        self.central.seq.set(s + 1);
-        let n = self.registry().num_threads() as u64;
-        order.key(s.wrapping_mul(n).wrapping_add(self.index as u64), self.central.priority.get(), path)
+    fn next_key(&self, h: &Handles, path: SerialPath) -> Key {
+        let s = self.seq.get();
+        self.seq.set(s + 1);
+        let n = h.workers as u64;
+        self.policy.global_order().key(s.wrapping_mul(n).wrapping_add(h.index as u64), self.priority.get(), path)
     }
 
     /// Queue a task that runs at serial position `path`; returns its entry.
-    pub(crate) fn central_push_at(&self, job: JobRef, path: SerialPath) -> Entry {
-        self.count_enqueue();
+    pub(crate) fn push_at(&self, h: &Handles, job: JobRef, path: SerialPath) -> Entry {
+        h.hot.enqueue();
         // SAFETY: not yet visible to other threads.
-        unsafe { JobHeader::prepare(job.as_ptr(), self.index) };
-        match self.central_policy() {
-            Central::Carbon(c) => {
-                let e = Entry { key: self.next_key(GlobalOrder::Lifo, path), job, path, from: self.index };
-                self.carbon_enqueue(c, e);
-                e
-            }
-            Central::SwHier(h) => {
-                let e = Entry { key: self.next_key(h.order, path), job, path, from: self.index };
-                self.swhier_enqueue(h, e);
-                e
-            }
-            Central::Pdf => {
-                let e = Entry { key: self.next_key(GlobalOrder::Serial, path), job, path, from: self.index };
-                self.to_global(std::iter::once(e));
-                e
-            }
+        unsafe { JobHeader::prepare(job.as_ptr(), h.index) };
+        let e = Entry { key: self.next_key(h, path), job, path, from: h.index };
+        match self.policy {
+            UnitPolicy::Carbon(c) => self.carbon_enqueue(h, c, e),
+            UnitPolicy::SwHier(s) => self.swhier_enqueue(h, s, e),
+            UnitPolicy::Pdf => self.to_global(h, std::iter::once(e)),
         }
+        e
     }
 
-    /// A spawn (scope, phase, graph): the task runs at `path.child(0)`, the
-    /// spawner continues at `path.child(1)`.
-    pub(crate) fn central_push(&self, job: JobRef) {
-        let here = self.central.path.get();
-        self.central.path.set(here.child(1));
-        self.central_push_at(job, here.child(0));
+    /// A `join` begins at the current serial position: `b` is queued at its
+    /// place (`SerialPath::join`), and the caller runs `a` at its own.
+    /// Returns `b`'s entry and the position to come back to.
+    #[inline]
+    pub(crate) fn join_begin(&self, h: &Handles, b: JobRef) -> (Entry, SerialPath) {
+        let here = self.path.get();
+        let paths = here.join();
+        let e = self.push_at(h, b, paths.b);
+        self.path.set(paths.a);
+        (e, here)
     }
 
-    fn to_global(&self, entries: impl Iterator<Item = Entry>) {
+    /// `a` returned: the caller is at `b`'s position, until the join ends
+    /// ([`UnitWorker::join_end`]).
+    #[inline]
+    pub(crate) fn join_after_a(&self, e: &Entry) {
+        self.path.set(e.path);
+    }
+
+    /// The join is over: back at its own position.
+    #[inline]
+    pub(crate) fn join_end(&self, here: SerialPath) {
+        self.path.set(here);
+    }
+
+    fn to_global(&self, h: &Handles, entries: impl Iterator<Item = Entry>) {
         let unit = self.unit();
         let mut st = lock(&unit.state);
         for e in entries {
@@ -179,11 +195,11 @@ impl WorkerThread {
         }
         unit.total.store(st.count(), Ordering::SeqCst);
         drop(st);
-        self.registry().sleep.notify_new_work();
+        h.sleep().notify_new_work();
     }
 
-    fn carbon_enqueue(&self, c: Carbon, e: Entry) {
-        let mut near = self.central.near.borrow_mut();
+    fn carbon_enqueue(&self, h: &Handles, c: Carbon, e: Entry) {
+        let mut near = self.near.borrow_mut();
         near.push_back(e);
         if near.len() <= c.prefetch {
             return;
@@ -193,34 +209,34 @@ impl WorkerThread {
         drop(near);
         let unit = self.unit();
         let mut st = lock(&unit.state);
-        let dq = &mut st.deques[self.index];
+        let dq = &mut st.deques[h.index];
         if dq.len() >= c.deque {
             // TQ Overflow: the deque's oldest tasks go to the software queue.
             let k = c.overflow_count(dq.len());
-            let mut sw = self.central.software.borrow_mut();
+            let mut sw = self.software.borrow_mut();
             sw.extend(dq.drain(..k));
         }
         dq.push_back(out);
         unit.total.store(st.count(), Ordering::SeqCst);
         drop(st);
-        self.registry().sleep.notify_new_work();
+        h.sleep().notify_new_work();
     }
 
-    fn swhier_enqueue(&self, h: SwHier, e: Entry) {
-        let mut near = self.central.near.borrow_mut();
+    fn swhier_enqueue(&self, h: &Handles, s: SwHier, e: Entry) {
+        let mut near = self.near.borrow_mut();
         near.push_back(e);
-        let k = h.spill_count(near.len());
+        let k = s.spill_count(near.len());
         if k > 0 {
             let out: Vec<Entry> = near.drain(..k).collect();
             drop(near);
-            self.to_global(out.into_iter());
+            self.to_global(h, out.into_iter());
         }
     }
 
     /// End of a `join`: if `e` is still this worker's newest task, take it.
-    pub(crate) fn central_take_back(&self, e: Entry) -> bool {
+    pub(crate) fn take_back(&self, h: &Handles, e: Entry) -> bool {
         {
-            let mut near = self.central.near.borrow_mut();
+            let mut near = self.near.borrow_mut();
             if near.back() == Some(&e) {
                 near.pop_back();
                 return true;
@@ -228,24 +244,24 @@ impl WorkerThread {
         }
         let unit = self.unit();
         let mut st = lock(&unit.state);
-        let found = match self.central_policy() {
-            Central::Carbon(_) => {
-                if st.deques[self.index].back() == Some(&e) {
-                    st.deques[self.index].pop_back();
+        let found = match self.policy {
+            UnitPolicy::Carbon(_) => {
+                if st.deques[h.index].back() == Some(&e) {
+                    st.deques[h.index].pop_back();
                     true
                 } else {
                     false
                 }
             }
-            Central::SwHier(_) | Central::Pdf => st.global.remove(&e.key).is_some(),
+            UnitPolicy::SwHier(_) | UnitPolicy::Pdf => st.global.remove(&e.key).is_some(),
         };
         if found {
             unit.total.store(st.count(), Ordering::SeqCst);
             return true;
         }
         drop(st);
-        if let Central::Carbon(_) = self.central_policy() {
-            let mut sw = self.central.software.borrow_mut();
+        if let UnitPolicy::Carbon(_) = self.policy {
+            let mut sw = self.software.borrow_mut();
             if sw.back() == Some(&e) {
                 sw.pop_back();
                 return true;
@@ -256,34 +272,25 @@ impl WorkerThread {
 
     /// This worker's newest own task (a `join` running what is left above its
     /// second closure); `None` if it has none left here.
-    pub(crate) fn central_pop_newest(&self) -> Option<JobRef> {
-        if let Some(e) = self.central.near.borrow_mut().pop_back() {
+    pub(crate) fn pop_newest(&self, h: &Handles) -> Option<JobRef> {
+        if let Some(e) = self.near.borrow_mut().pop_back() {
             return Some(e.job);
         }
-        if let Central::Carbon(_) = self.central_policy() {
+        if let UnitPolicy::Carbon(_) = self.policy {
             let unit = self.unit();
             let mut st = lock(&unit.state);
-            if let Some(e) = st.deques[self.index].pop_back() {
+            if let Some(e) = st.deques[h.index].pop_back() {
                 unit.total.store(st.count(), Ordering::SeqCst);
                 return Some(e.job);
             }
             drop(st);
-            return self.central.software.borrow_mut().pop_back().map(|e| e.job);
+            return self.software.borrow_mut().pop_back().map(|e| e.job);
         }
         None
     }
 
-    /// Dequeue the next task to run, in the policy's order (own tasks first).
-    pub(crate) fn central_pop(&self) -> Option<Entry> {
-        match self.central_policy() {
-            Central::Carbon(c) => self.carbon_dequeue(c),
-            Central::SwHier(h) => self.swhier_dequeue(h),
-            Central::Pdf => self.take_global(1).pop(),
-        }
-    }
-
     /// Up to `k` tasks from the front of the global queue, first one last.
-    fn take_global(&self, k: usize) -> Vec<Entry> {
+    fn take_global(&self, h: &Handles, k: usize) -> Vec<Entry> {
         let unit = self.unit();
         if unit.total_relaxed() == 0 {
             return Vec::new();
@@ -298,89 +305,88 @@ impl WorkerThread {
         }
         unit.total.store(st.count(), Ordering::SeqCst);
         drop(st);
-        let foreign = got.iter().filter(|e| e.from != self.index).count();
+        let foreign = got.iter().filter(|e| e.from != h.index).count();
         if foreign > 0 {
-            self.counters().count(Counter::Steals, 1);
-            self.counters().count(Counter::TasksStolen, foreign as u64);
+            h.counters().count(Counter::Steals, 1);
+            h.counters().count(Counter::TasksStolen, foreign as u64);
         }
         got.reverse();
         got
     }
 
-    fn swhier_dequeue(&self, h: SwHier) -> Option<Entry> {
-        if let Some(e) = self.central.near.borrow_mut().pop_back() {
+    fn swhier_dequeue(&self, h: &Handles, s: SwHier) -> Option<Entry> {
+        if let Some(e) = self.near.borrow_mut().pop_back() {
             return Some(e);
         }
-        let n = self.registry().num_threads();
-        let mut got = self.take_global(h.fetch_count(self.unit().total_relaxed().max(1), n));
+        let mut got = self.take_global(h, s.fetch_count(self.unit().total_relaxed().max(1), h.workers));
         let first = got.pop()?;
         // The rest go to the private queue, earliest in the global order on top.
-        let mut near = self.central.near.borrow_mut();
+        let mut near = self.near.borrow_mut();
         while let Some(e) = got.pop() {
             near.push_front(e);
         }
         Some(first)
     }
 
-    fn carbon_dequeue(&self, c: Carbon) -> Option<Entry> {
-        let buffered = self.central.near.borrow_mut().pop_back();
+    fn carbon_dequeue(&self, h: &Handles, c: Carbon) -> Option<Entry> {
+        let buffered = self.near.borrow_mut().pop_back();
         if let Some(e) = buffered {
-            self.carbon_prefetch(c);
+            self.carbon_prefetch(h, c);
             return Some(e);
         }
-        let e = self.carbon_from_gtu(c, true)?;
-        self.carbon_prefetch(c);
+        let e = self.carbon_from_gtu(h, c, true)?;
+        self.carbon_prefetch(h, c);
         Some(e)
     }
 
     /// Refill the prefetch buffer from the GTU, unless it holds fewer tasks
     /// than there are workers.
-    fn carbon_prefetch(&self, c: Carbon) {
-        if !c.prefetch_allowed(self.unit().total_relaxed(), self.registry().num_threads()) {
+    fn carbon_prefetch(&self, h: &Handles, c: Carbon) {
+        if !c.prefetch_allowed(self.unit().total_relaxed(), h.workers) {
             return;
         }
-        if self.central.near.borrow().len() >= c.prefetch {
+        if self.near.borrow().len() >= c.prefetch {
             return;
         }
-        if let Some(e) = self.carbon_from_gtu(c, false) {
-            self.central.near.borrow_mut().push_front(e);
+        if let Some(e) = self.carbon_from_gtu(h, c, false) {
+            self.near.borrow_mut().push_front(e);
         }
     }
 
     /// One request to the GTU: own deque (refilled from software when low),
     /// else steal half of the nearest non-empty deque. A prefetch request is
     /// refused when the unit holds fewer tasks than there are workers.
-    fn carbon_from_gtu(&self, c: Carbon, demand: bool) -> Option<Entry> {
-        let n = self.registry().num_threads();
+    fn carbon_from_gtu(&self, h: &Handles, c: Carbon, demand: bool) -> Option<Entry> {
+        let (n, me) = (h.workers, h.index);
         let unit = self.unit();
         let mut st = lock(&unit.state);
         if !demand && !c.prefetch_allowed(st.count(), n) {
             return None;
         }
         // TQ Underflow: move the software queue's newest tasks back under the deque.
-        if st.deques[self.index].len() < c.underflow_threshold() {
-            let mut sw = self.central.software.borrow_mut();
-            let k = c.refill_count(st.deques[self.index].len(), sw.len());
+        if st.deques[me].len() < c.underflow_threshold() {
+            let mut sw = self.software.borrow_mut();
+            let k = c.refill_count(st.deques[me].len(), sw.len());
             for _ in 0..k {
                 let e = sw.pop_back().expect("counted");
-                st.deques[self.index].push_front(e);
+                st.deques[me].push_front(e);
             }
         }
-        let got = match st.deques[self.index].pop_back() {
+        let got = match st.deques[me].pop_back() {
             Some(e) => Some(e),
             None => {
                 let mut stolen = None;
-                for v in Carbon::victims(self.index, n) {
+                for v in Carbon::victims(me, n) {
                     let len = st.deques[v].len();
                     if len == 0 {
                         continue;
                     }
                     let k = Carbon::steal_count(len);
                     let taken: Vec<Entry> = st.deques[v].drain(..k).collect();
-                    self.counters().count(Counter::Steals, 1);
-                    self.counters().count(Counter::TasksStolen, k as u64);
-                    st.deques[self.index].extend(taken);
-                    stolen = st.deques[self.index].pop_back();
+                    h.counters().count(Counter::Steals, 1);
+                    h.counters().count(Counter::TasksStolen, k as u64);
+                    st.deques[me].extend(taken);
+                    stolen = st.deques[me].pop_back();
                     break;
                 }
                 stolen
@@ -390,54 +396,58 @@ impl WorkerThread {
         got
     }
 
-    /// Should a loop split its range now?
-    pub(crate) fn central_wants_split(&self) -> bool {
-        let n = self.registry().num_threads();
-        match self.central_policy() {
-            Central::Carbon(_) => Carbon::loop_should_split(self.unit().total_relaxed(), n),
-            Central::SwHier(_) => self.central.near.borrow().is_empty() || self.unit().total_relaxed() < n,
-            Central::Pdf => self.unit().total_relaxed() < n,
+}
+
+impl Mechanism for UnitWorker {
+    type Task = Entry;
+    const SEARCH: &'static [Source] = crate::policy::search::order(crate::policy::Mechanism::Unit);
+
+    /// A spawn (scope, phase, graph): queued at its serial place
+    /// (`SerialPath::spawn`); the spawner continues after it.
+    fn push(&self, h: &Handles, job: JobRef) {
+        let paths = self.path.get().spawn();
+        self.path.set(paths.rest);
+        self.push_at(h, job, paths.task);
+    }
+
+    /// The next task to run, in the policy's order (own tasks first).
+    fn pop(&self, h: &Handles) -> Option<Entry> {
+        match self.policy {
+            UnitPolicy::Carbon(c) => self.carbon_dequeue(h, c),
+            UnitPolicy::SwHier(s) => self.swhier_dequeue(h, s),
+            UnitPolicy::Pdf => self.take_global(h, 1).pop(),
         }
+    }
+
+    fn find(&self, _h: &Handles, _source: Source, _in_join: bool) -> Option<Entry> {
+        None
+    }
+
+    /// Work from outside the pool runs at the root of serial order.
+    fn injected(job: JobRef) -> Entry {
+        Entry { key: Key { primary: 0, seq: 0 }, job, path: SerialPath::default(), from: usize::MAX }
     }
 
     /// Run a dequeued task at its serial position.
-    pub(crate) fn run_entry(&self, e: Entry) {
-        let saved = self.central.path.replace(e.path);
-        self.execute(e.job);
-        self.central.path.set(saved);
+    fn run(&self, e: Entry, exec: impl FnOnce(JobRef)) {
+        let saved = self.path.replace(e.path);
+        exec(e.job);
+        self.path.set(saved);
     }
 
-    /// The idle loop of the central policies.
-    #[cold]
-    pub(crate) fn work_until_central(&self, latch: Option<&AtomicUsize>, done: impl Fn() -> bool) {
-        let reg = self.registry();
-        let idle = reg.policy.idle;
-        let resume = self.counters().current();
-        let mut failed: u32 = 0;
-        loop {
-            if done() {
-                break;
-            }
-            self.counters().enter(Bucket::StealFail);
-            if let Some(e) = self.central_pop() {
-                self.counters().enter(Bucket::Task);
-                self.run_entry(e);
-                failed = 0;
-                continue;
-            }
-            if let Some(j) = self.take_injected() {
-                self.counters().enter(Bucket::Task);
-                self.execute(j);
-                failed = 0;
-                continue;
-            }
-            // Out of work: release the phase units held (`owed.rs`).
-            crate::owed::flush();
-            if done() {
-                break;
-            }
-            failed = self.idle_step(idle, failed, latch, &done);
-        }
-        self.counters().enter(resume);
+    fn wants_split(&self, h: &Handles) -> bool {
+        crate::policy::split::unit(self.policy, self.near.borrow().is_empty(), self.unit().total_relaxed(), h.workers)
     }
+}
+
+/// Measured ns per (push, pop) under one lock, as the unit takes per operation.
+pub(crate) fn op_costs() -> (f64, f64) {
+    const N: usize = 4096;
+    crate::stats::timer::queue_op_costs(
+        || Mutex::new(VecDeque::<usize>::with_capacity(N)),
+        |q| lock(q).push_back(std::hint::black_box(1)),
+        |q| {
+            std::hint::black_box(lock(q).pop_back());
+        },
+    )
 }

@@ -1,0 +1,65 @@
+//! The dedicated manager thread's mailbox and parking (`manager=dedicated`;
+//! the protocol is in `manager_thread.rs`'s notes, "Parking").
+
+use super::mailbox::{Mailbox, Msg};
+use crate::sync::{full_fence, lock, AtomicBool, Condvar, Mutex, Ordering};
+use crossbeam_utils::CachePadded;
+
+/// The dedicated manager's mailbox and parking state (in the registry).
+pub(crate) struct Dedicated {
+    pub(crate) mailbox: CachePadded<Mailbox>,
+    sleeping: CachePadded<AtomicBool>,
+    woken: Mutex<bool>,
+    cv: Condvar,
+    pub(crate) stop: AtomicBool,
+}
+
+impl Dedicated {
+    pub(crate) fn new() -> Dedicated {
+        Dedicated {
+            mailbox: CachePadded::new(Mailbox::new()),
+            sleeping: CachePadded::new(AtomicBool::new(false)),
+            woken: Mutex::new(false),
+            cv: Condvar::new(),
+            stop: AtomicBool::new(false),
+        }
+    }
+
+    /// `adm_send` to the manager thread: deliver, then wake it if it sleeps.
+    pub(crate) fn send(&self, msg: Msg) {
+        self.mailbox.send(msg);
+        full_fence();
+        if self.sleeping.load(Ordering::Relaxed) {
+            self.unpark();
+        }
+    }
+
+    fn unpark(&self) {
+        let mut w = lock(&self.woken);
+        *w = true;
+        self.cv.notify_one();
+    }
+
+    /// Block until mail (or the stop request) arrives.
+    pub(crate) fn park(&self) {
+        self.sleeping.store(true, Ordering::SeqCst);
+        full_fence();
+        if !self.mailbox.has_mail() && !self.stop.load(Ordering::Acquire) {
+            let mut w = lock(&self.woken);
+            while !*w {
+                w = match self.cv.wait(w) {
+                    Ok(g) => g,
+                    Err(p) => p.into_inner(),
+                };
+            }
+            *w = false;
+        }
+        self.sleeping.store(false, Ordering::Relaxed);
+    }
+
+    /// Worker 0's main loop has ended: let the thread finish.
+    pub(crate) fn request_stop(&self) {
+        self.stop.store(true, Ordering::Release);
+        self.unpark();
+    }
+}

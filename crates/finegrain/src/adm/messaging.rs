@@ -1,0 +1,597 @@
+//! One worker's side of the message protocol: its private queue and frame
+//! marks, its mailbox, its reports to its manager, and the manager roles it
+//! hosts. Every decision comes from `policy/adm.rs`.
+
+use super::frame_marks::FrameMarks;
+use super::mailbox::{Mailbox, Msg, MsgKind};
+use super::private_queue::PrivateQueue;
+use super::shared::{Shared, WORKER};
+use super::spawn_gate::Gate;
+use super::tokens::{self, ReduceHead};
+use crate::job::{JobHeader, JobRef};
+use crate::mechanism::{Handles, Mechanism};
+use crate::policy::adm::{hand_to_sleeper, next_report_threshold, recount_depth, report_depth, Action, ManagerNode, PhaseTokens, Tree};
+use crate::policy::search::Source;
+use crate::policy::Order;
+use crate::stats::{Bucket, Counter};
+use crate::sync::Ordering;
+use std::cell::{Cell, RefCell};
+
+/// One worker's state under the message policies (owner only, but for the
+/// mailbox, which any thread sends to).
+pub(crate) struct AdmWorker {
+    shared: *const Shared,
+    mailbox: *const Mailbox,
+    order: Order,
+    private: PrivateQueue,
+    /// Queue length at which the next UPDATE is due.
+    report_at: Cell<usize>,
+    tree: Tree,
+    /// Manager nodes this worker hosts, by level.
+    managers: RefCell<Vec<ManagerNode>>,
+    /// "My manager knows I am starving."
+    starving_reported: Cell<bool>,
+    /// Told by the root that no task is left anywhere (`UNBLOCK`).
+    unblocked: Cell<bool>,
+    /// Pending `join` continuations (`frame_marks.rs`).
+    marks: FrameMarks,
+    /// Depth at which the next `join` counts its pending work again (see
+    /// `refresh_limit`); 0: at the next `join`.
+    report_depth: Cell<usize>,
+}
+
+impl AdmWorker {
+    /// Worker `index` of `shared`, whose frame marks cover `mark_bytes` of
+    /// stack below `stack_hi` (an address in the thread's outermost frame).
+    ///
+    /// # Safety
+    /// `shared` outlives the worker, and the worker runs on the thread whose
+    /// stack `stack_hi` names.
+    pub(crate) unsafe fn new(shared: &Shared, index: usize, order: Order, stack_hi: usize, mark_bytes: usize) -> AdmWorker {
+        let n = shared.workers();
+        let p = shared.params;
+        let mailbox: &Mailbox = &shared.mailboxes[index];
+        AdmWorker {
+            shared,
+            mailbox,
+            order,
+            // SAFETY: the mailbox (and its gate) is the registry's, which
+            // outlives this worker; only this worker touches the gate's top.
+            private: unsafe { PrivateQueue::new(&*mailbox.gate) },
+            report_at: Cell::new(if n == 1 { usize::MAX } else { 1 }),
+            tree: p.tree(n),
+            managers: RefCell::new(p.hosted_managers(n, index)),
+            starving_reported: Cell::new(false),
+            unblocked: Cell::new(false),
+            marks: FrameMarks::new(stack_hi, mark_bytes),
+            report_depth: Cell::new(report_depth(n, 0, 0)),
+        }
+    }
+
+    #[inline(always)]
+    fn shared(&self) -> &Shared {
+        // SAFETY: outlives the worker (`new`).
+        unsafe { &*self.shared }
+    }
+
+    #[inline(always)]
+    pub(crate) fn mail(&self) -> &Mailbox {
+        // SAFETY: points into the registry, alive while the worker runs.
+        unsafe { &*self.mailbox }
+    }
+
+    /// This worker's spawn gate.
+    #[inline(always)]
+    pub(crate) fn spawn_gate(&self) -> &Gate {
+        &self.mail().gate
+    }
+
+    /// The spawn gate, with the stack top and mark region of this worker
+    /// written in, for the thread-local that `join` reads.
+    pub(crate) fn install_gate(&self) -> &Gate {
+        let g = &self.mail().gate;
+        g.stack_hi.set(self.marks.stack_hi());
+        g.marks_end.set(self.marks.end().cast());
+        g
+    }
+
+    pub(crate) fn marks(&self) -> &FrameMarks {
+        &self.marks
+    }
+
+    /// Manager level of the root (the `ENQUEUED` messages name it).
+    pub(crate) fn root_level(&self) -> u32 {
+        self.tree.root()
+    }
+
+    /// A task carrying phase tokens finished here: the tokens leave at this
+    /// worker's next starving report, so make sure there is one even if it
+    /// reported before the task ran (`tokens.rs`, liveness).
+    pub(crate) fn tokens_pending(&self) {
+        self.starving_reported.set(false);
+    }
+
+    /// Where this worker's level-0 manager runs: the group's first worker, or
+    /// the manager thread (address `n`).
+    fn level0_host(&self, h: &Handles) -> usize {
+        if self.shared().manager.is_some() {
+            self.tree.n
+        } else {
+            self.tree.host(0, self.tree.partition_of(0, h.index))
+        }
+    }
+
+    /// Where the root manager runs.
+    fn root_host(&self) -> usize {
+        if self.shared().manager.is_some() {
+            self.tree.n
+        } else {
+            0
+        }
+    }
+
+    /// `adm_send` to worker `dst`, or to the manager thread (`dst == n`).
+    fn send(&self, h: &Handles, dst: usize, kind: MsgKind, payload: &[usize]) {
+        self.shared().send(h.sleep(), dst, Msg::new(kind, h.index, payload));
+    }
+
+    /// Report this worker's queue length to its manager (`UPDATE`).
+    ///
+    /// The manager now believes this worker busy, so the flag that stands for
+    /// "my manager knows I am starving" is cleared: the next time this worker
+    /// finds nothing it must say so again. (Without this, a worker that
+    /// reported starving inside a `join`'s wait, then resumed the outer task
+    /// and pushed, parked for good: its manager never paired it again.
+    /// `tests/balance.rs`.)
+    fn report(&self, h: &Handles, len: usize, starving: bool) {
+        self.starving_reported.set(starving);
+        self.set_report_at(h, len);
+        if self.tree.n > 1 {
+            self.send(h, self.level0_host(h), MsgKind::Update, &[0, len, starving as usize]);
+        }
+    }
+
+    /// Report this worker starving (`UPDATE` with count 0), carrying the
+    /// tokens of the phase reductions it took part in (`tokens.rs`): first
+    /// every enqueue count directly to the root, then the finished tasks and
+    /// their partial results up the tree, one phase on the `UPDATE` itself
+    /// and any others on `REDUCE` messages.
+    fn report_starving(&self, h: &Handles) {
+        self.send_enqueue_tokens(h);
+        let host = self.level0_host(h);
+        let mut first: Option<PhaseTokens> = None;
+        tokens::take_finished(|t| match first {
+            None => first = Some(t),
+            Some(_) => self.send(h, host, MsgKind::Reduce, &[0, t.phase, t.ran, t.partial]),
+        });
+        self.set_report_at(h, 0);
+        match first {
+            Some(t) if self.tree.n > 1 => self.send(h, host, MsgKind::Update, &[0, 0, 1, t.phase, t.ran, t.partial]),
+            Some(t) => self.send(h, host, MsgKind::Reduce, &[0, t.phase, t.ran, t.partial]),
+            None if self.tree.n > 1 => self.send(h, host, MsgKind::Update, &[0, 0, 1]),
+            None => {}
+        }
+    }
+
+    /// All reduction tokens this worker holds, without an `UPDATE`: enqueue
+    /// counts to the root, finished tasks on `REDUCE` messages up the tree.
+    fn send_reduction_tokens(&self, h: &Handles) {
+        self.send_enqueue_tokens(h);
+        let host = self.level0_host(h);
+        tokens::take_finished(|t| self.send(h, host, MsgKind::Reduce, &[0, t.phase, t.ran, t.partial]));
+    }
+
+    /// Every phase's count of tasks enqueued here, directly to the root. Sent
+    /// before any task leaves this worker and before any report of finished
+    /// tasks, so that the root never counts a task finished before it counts
+    /// it enqueued.
+    fn send_enqueue_tokens(&self, h: &Handles) {
+        let root = self.tree.root() as usize;
+        let host = self.root_host();
+        tokens::take_enqueued(|phase, k| self.send(h, host, MsgKind::Enqueued, &[root, phase, k, 0]));
+    }
+
+    /// The caller of a piggybacked phase has enqueued all its initial tasks:
+    /// tell the root how many are still counted here, and that the phase is armed.
+    pub(crate) fn arm_reduction(&self, h: &Handles, head: &ReduceHead<'_>) {
+        let k = tokens::take_enqueued_of(head.key());
+        self.send(h, self.root_host(), MsgKind::Enqueued, &[self.tree.root() as usize, head.key(), k, 1]);
+    }
+
+    /// The manager now believes this worker holds `reported` tasks: the next
+    /// `UPDATE` is due when the count reaches the next threshold, and `join`s
+    /// count their marks again at the depth `policy::adm::report_depth` says.
+    fn set_report_at(&self, h: &Handles, reported: usize) {
+        self.report_at.set(if h.workers == 1 { usize::MAX } else { next_report_threshold(reported) });
+        self.report_depth.set(report_depth(h.workers, reported, self.marks.current_depth()));
+        self.refresh_limit();
+    }
+
+    /// Tasks waiting here: the private queue and the live marks above the
+    /// caller's frame.
+    fn pending(&self) -> usize {
+        self.private.len() + self.marks.count(self.marks.current_depth())
+    }
+
+    /// Anything waiting here? A look, not a count.
+    fn any_pending(&self) -> bool {
+        self.private.len() > 0 || self.marks.any_live(self.marks.current_depth())
+    }
+
+    /// Recompute the gate's limit (`spawn_gate.rs`): the depth at which a
+    /// `join` counts its pending work again, capped at the mark region. Ordering: the
+    /// store, a full fence, then a look at the mail signal; a sender stores the
+    /// signal then zero to the limit. If the look misses the signal, the
+    /// sender's zero lands after our store.
+    pub(crate) fn refresh_limit(&self) {
+        let due = self.report_depth.get().min(self.marks.limit_bound());
+        let mb = self.mail();
+        mb.gate.limit.store(due, Ordering::SeqCst);
+        crate::sync::full_fence();
+        if mb.has_mail() {
+            mb.gate.limit.store(0, Ordering::SeqCst);
+        }
+    }
+
+    /// Queue a task (a scope, phase or graph task, or a `join` whose job is
+    /// outside the mark region). One check covers a full buffer, a due
+    /// UPDATE and waiting mail: each makes the gate's limit zero or the queue
+    /// reach its count.
+    #[inline(always)]
+    pub(crate) fn push_job(&self, h: &Handles, job: JobRef) {
+        h.hot.enqueue();
+        if self.mail().gate.limit.load(Ordering::Relaxed) == 0 || self.private.len() + 1 >= self.report_at.get() {
+            return self.push_slow(h, job);
+        }
+        self.private.push(job);
+    }
+
+    /// A push reached its limit: buffer full, an UPDATE due, or mail waiting.
+    #[cold]
+    #[inline(never)]
+    pub(crate) fn push_slow(&self, h: &Handles, job: JobRef) {
+        self.private.push(job);
+        self.after_offering(h, self.pending());
+    }
+
+    /// A `join` at depth `d` has marked its job but its gate said no: mail is
+    /// waiting, or the pending work is due to be counted (the stack passed
+    /// `report_depth`). The same duties as a queue push's slow path.
+    #[cold]
+    #[inline(never)]
+    pub(crate) fn join_slow_duties(&self, h: &Handles, d: usize) {
+        let n = self.pending();
+        if d >= self.report_depth.get() && n < self.report_at.get() {
+            // Counted, no UPDATE due: look again deeper.
+            self.report_depth.set(recount_depth(d));
+        }
+        self.after_offering(h, n);
+    }
+
+    /// After a task was queued or marked on a slow path, with `n` tasks now
+    /// pending here: send the `UPDATE` if due, answer mail, feed a sleeper
+    /// (`policy::adm::hand_to_sleeper`), reset the gate.
+    fn after_offering(&self, h: &Handles, n: usize) {
+        if n >= self.report_at.get() {
+            self.report(h, n, false);
+        }
+        self.handle_mail(h);
+        if let Some(s) = h.sleep().a_sleeper_other_than(h.index) {
+            let k = hand_to_sleeper(true, self.any_pending());
+            if k > 0 {
+                self.give_tasks(h, s, k);
+            }
+        }
+        self.refresh_limit();
+    }
+
+    /// A task leaves this worker's private queue other than by a `join`'s
+    /// take-back: to run here through its header, or to be handed over. A task
+    /// this worker pushed itself gets its owner and latch state written now
+    /// (see `JobHeader`); a received one already has them.
+    #[inline]
+    pub(crate) fn leaving_private(&self, h: &Handles, j: JobRef) -> JobRef {
+        if !j.is_received() {
+            // SAFETY: our own task, just taken off our own queue: only this thread has it.
+            unsafe { JobHeader::prepare(j.as_ptr(), h.index) };
+        }
+        j
+    }
+
+    /// The newest task of the private queue (a `join` whose take-back found
+    /// something else on top).
+    #[inline]
+    pub(crate) fn pop_newest(&self) -> Option<JobRef> {
+        self.private.pop_back()
+    }
+
+    /// `adm_rx` every waiting message and act on it.
+    pub(crate) fn handle_mail(&self, h: &Handles) {
+        let mb = self.mail();
+        if !mb.has_mail() {
+            return;
+        }
+        let resume = h.counters().current();
+        loop {
+            mb.begin_drain();
+            while let Some(m) = mb.recv() {
+                h.counters().count(Counter::Messages, 1);
+                let manager_msg = !matches!(m.kind, MsgKind::Task) && m.words[0] != WORKER;
+                h.counters().enter(if manager_msg { Bucket::HandlerManager } else { Bucket::HandlerWorker });
+                self.on_message(h, m);
+            }
+            // Reduction tokens this worker's managers received in this drain go
+            // up together; if that was to itself (a higher level it hosts),
+            // handle them now.
+            if !self.forward_tokens(h) {
+                break;
+            }
+        }
+        h.counters().enter(resume);
+        self.refresh_limit();
+    }
+
+    fn on_message(&self, h: &Handles, m: Msg) {
+        let src = m.src as usize;
+        let w = m.words;
+        match m.kind {
+            MsgKind::Task => {
+                if w[0] != 0 {
+                    // SAFETY: the victim sent a pointer to a job it took off its queue
+                    // and will not run itself. Marked, so that handing it on keeps
+                    // the owner written by the first hand-over.
+                    self.private.push(unsafe { JobRef::from_ptr(w[0] as *mut _) }.mark_received());
+                    h.counters().count(Counter::TasksStolen, 1);
+                }
+                if w[1] != 0 {
+                    h.counters().count(Counter::Steals, 1);
+                    let len = self.pending();
+                    if len == 0 {
+                        // This counts as this worker's starving report: the
+                        // reduction tokens it holds must not wait for another.
+                        self.send_reduction_tokens(h);
+                    }
+                    self.starving_reported.set(len == 0);
+                    self.unblocked.set(false);
+                    self.set_report_at(h, len);
+                    self.send(h, self.level0_host(h), MsgKind::StealerUpdate, &[0, len, (len == 0) as usize]);
+                }
+            }
+            MsgKind::Steal if w[0] == WORKER => self.give_tasks(h, w[1], w[2]),
+            MsgKind::Unblock if w[0] == WORKER => self.unblocked.set(true),
+            // SAFETY: the root sends PHASE_DONE to the phase's caller, which
+            // waits for it (tokens.rs).
+            MsgKind::PhaseDone if w[0] == WORKER => unsafe { tokens::deliver(w[1], w[2]) },
+            _ => self.on_manager_message(h, m.kind, src, w),
+        }
+    }
+
+    /// Victim side of `STEAL`: send up to `k` of the oldest tasks to
+    /// `stealer`: the oldest marked `join` continuations first (the outermost,
+    /// usually the largest), then the oldest tasks of the private queue.
+    fn give_tasks(&self, h: &Handles, stealer: usize, k: usize) {
+        self.send_enqueue_tokens(h);
+        let mut jobs: Vec<JobRef> = Vec::with_capacity(k.min(16));
+        self.marks.take_oldest(self.marks.current_depth(), k, h.index, |j| jobs.push(j));
+        while jobs.len() < k {
+            match self.private.pop_front() {
+                Some(j) => jobs.push(self.leaving_private(h, j)),
+                None => break,
+            }
+        }
+        let n = jobs.len();
+        for (i, j) in jobs.into_iter().enumerate() {
+            self.send(h, stealer, MsgKind::Task, &[j.header() as usize, (i + 1 == n) as usize]);
+        }
+        if n == 0 {
+            self.send(h, stealer, MsgKind::Task, &[0, 1]);
+        }
+        let left = self.pending();
+        self.set_report_at(h, left);
+        self.send(h, self.level0_host(h), MsgKind::VictimUpdate, &[0, left, n]);
+    }
+
+    fn on_manager_message(&self, h: &Handles, kind: MsgKind, src: usize, w: [usize; 6]) {
+        let level = w[0] as u32;
+        let tree = self.tree;
+        let actions = {
+            let mut managers = self.managers.borrow_mut();
+            let Some(node) = managers.get_mut(level as usize) else {
+                debug_assert!(false, "worker {} got {kind:?} for level {level} it does not host", h.index);
+                return;
+            };
+            // The child a message comes from: a worker at level 0, else the child
+            // partition whose manager's host sent it.
+            let child = if level == 0 { src } else { tree.partition_of(level - 1, src) };
+            let is_root = level == tree.root();
+            let tokens = |phase, enqueued, ran, partial, armed| PhaseTokens { phase, enqueued, ran, partial, armed };
+            // SAFETY (all three): a message names a phase only while carrying
+            // tokens the root has not counted yet, so the phase is live (tokens.rs).
+            let mut done = None;
+            let actions = match kind {
+                MsgKind::Update => {
+                    if w[3] != 0 {
+                        done = unsafe { tokens::absorb_tokens(&mut node.tokens, tokens(w[3], 0, w[4], w[5], false), is_root) };
+                    }
+                    node.on_update(&tree, child, w[1], w[2] != 0)
+                }
+                MsgKind::Reduce => {
+                    done = unsafe { tokens::absorb_tokens(&mut node.tokens, tokens(w[1], 0, w[2], w[3], false), is_root) };
+                    Vec::new()
+                }
+                MsgKind::Enqueued => {
+                    debug_assert!(is_root, "enqueue counts go to the root");
+                    done = unsafe { tokens::absorb_tokens(&mut node.tokens, tokens(w[1], w[2], 0, 0, w[3] != 0), is_root) };
+                    Vec::new()
+                }
+                MsgKind::VictimUpdate => node.on_victim_update(&tree, child, w[1]),
+                MsgKind::StealerUpdate => node.on_stealer_update(&tree, child, w[1], w[2] != 0),
+                MsgKind::Steal => node.distribute(&tree, w[1], w[2]),
+                MsgKind::Unblock => vec![Action::Unblock],
+                MsgKind::Task | MsgKind::PhaseDone => Vec::new(),
+            };
+            if let Some((caller, result)) = done {
+                let phase = if kind == MsgKind::Update { w[3] } else { w[1] };
+                self.send(h, caller, MsgKind::PhaseDone, &[WORKER, phase, result]);
+            }
+            actions
+        };
+        self.carry_out(h, level, actions);
+    }
+
+    /// Pass the reduction tokens this worker's non-root managers hold up to
+    /// their parents (`REDUCE`). Returns whether one went to this worker itself.
+    fn forward_tokens(&self, h: &Handles) -> bool {
+        let tree = self.tree;
+        let mut to_self = false;
+        loop {
+            let next = {
+                let mut managers = self.managers.borrow_mut();
+                managers.iter_mut().filter(|m| m.level < tree.root()).find_map(|m| m.tokens.take_any().map(|t| (m.level, t)))
+            };
+            let Some((level, t)) = next else { break };
+            let parent = tree.host(level + 1, tree.partition_of(level + 1, h.index));
+            self.send(h, parent, MsgKind::Reduce, &[(level + 1) as usize, t.phase, t.ran, t.partial]);
+            to_self |= parent == h.index;
+        }
+        to_self
+    }
+
+    fn carry_out(&self, h: &Handles, level: u32, actions: Vec<Action>) {
+        let tree = self.tree;
+        let part = tree.partition_of(level, h.index);
+        for a in actions {
+            match a {
+                Action::Steal { victim, stealer_first, k } => {
+                    if level == 0 {
+                        self.send(h, victim, MsgKind::Steal, &[WORKER, stealer_first, k]);
+                    } else {
+                        self.send(h, tree.host(level - 1, victim), MsgKind::Steal, &[(level - 1) as usize, stealer_first, k]);
+                    }
+                }
+                Action::Update { count, starving } => {
+                    let parent = tree.host(level + 1, part / tree.radix);
+                    // One phase's reduction tokens ride along, if this manager holds any.
+                    let t = self.managers.borrow_mut().get_mut(level as usize).and_then(|m| m.tokens.take_any());
+                    match t {
+                        Some(t) => {
+                            self.send(h, parent, MsgKind::Update, &[(level + 1) as usize, count, starving as usize, t.phase, t.ran, t.partial])
+                        }
+                        None => self.send(h, parent, MsgKind::Update, &[(level + 1) as usize, count, starving as usize]),
+                    }
+                }
+                Action::Unblock => {
+                    for c in tree.children(level, part) {
+                        if level == 0 {
+                            self.send(h, c, MsgKind::Unblock, &[WORKER]);
+                        } else {
+                            self.send(h, tree.host(level - 1, c), MsgKind::Unblock, &[(level - 1) as usize]);
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+impl Mechanism for AdmWorker {
+    type Task = JobRef;
+    const SEARCH: &'static [Source] = crate::policy::search::order(crate::policy::Mechanism::Adm);
+
+    #[inline(always)]
+    fn push(&self, h: &Handles, job: JobRef) {
+        self.push_job(h, job)
+    }
+
+    #[inline(always)]
+    fn pop(&self, h: &Handles) -> Option<JobRef> {
+        let j = match self.order {
+            Order::Lifo => self.private.pop_back(),
+            Order::Fifo => self.private.pop_front(),
+        };
+        j.map(|j| self.leaving_private(h, j))
+    }
+
+    /// Inside a `join`'s wait, this worker's own older continuations may be
+    /// marked above: run the newest, as it would pop its queue.
+    fn find(&self, h: &Handles, source: Source, in_join: bool) -> Option<JobRef> {
+        match source {
+            Source::OwnMarks if in_join => self.marks.take_newest(self.marks.current_depth(), h.index),
+            _ => None,
+        }
+    }
+
+    #[inline(always)]
+    fn injected(job: JobRef) -> JobRef {
+        job
+    }
+
+    #[inline(always)]
+    fn run(&self, t: JobRef, exec: impl FnOnce(JobRef)) {
+        exec(t)
+    }
+
+    #[inline]
+    fn poll(&self, h: &Handles) {
+        self.handle_mail(h)
+    }
+
+    #[inline]
+    fn found_work(&self) {
+        self.starving_reported.set(false);
+    }
+
+    /// Tell the manager, once, that this worker is starving.
+    fn out_of_work(&self, h: &Handles) {
+        if !self.starving_reported.get() {
+            self.starving_reported.set(true);
+            self.unblocked.set(false);
+            h.hot.publish(h.counters(), self.gate_joins());
+            self.report_starving(h);
+        }
+    }
+
+    #[inline]
+    fn nothing_left(&self) -> bool {
+        self.unblocked.get()
+    }
+
+    #[inline]
+    fn signal(&self) -> bool {
+        self.mail().has_mail()
+    }
+
+    /// Split when mail waits (a steal request, perhaps) or nothing else is
+    /// pending here.
+    #[inline(always)]
+    fn wants_split(&self, _h: &Handles) -> bool {
+        crate::policy::split::adm(self.mail().has_mail(), || !self.any_pending())
+    }
+
+    #[inline(always)]
+    fn gate_joins(&self) -> u64 {
+        self.mail().gate.joins()
+    }
+}
+
+/// Measured ns per (push, pop) of a private queue, for the time breakdown.
+pub(crate) fn op_costs() -> (f64, f64) {
+    // Never executed, only stored and compared.
+    let dummy = std::ptr::NonNull::<JobHeader>::dangling().as_ptr();
+    // SAFETY: `dummy` is non-null; the job is never executed.
+    let j = unsafe { JobRef::from_ptr(dummy) };
+    crate::stats::timer::queue_op_costs(
+        || {
+            let g = Box::new(Gate::new());
+            // SAFETY: the gate is boxed and kept beside the queue, dropped after it.
+            let q = unsafe { PrivateQueue::new(&*g) };
+            (q, g)
+        },
+        |(q, _)| {
+            q.push(j);
+        },
+        |(q, _)| {
+            std::hint::black_box(q.pop_back());
+        },
+    )
+}

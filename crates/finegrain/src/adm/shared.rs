@@ -1,0 +1,59 @@
+//! The pool-wide part of the message mechanism: every worker's mailbox, the
+//! dedicated manager's if there is one, and how a message reaches them.
+
+use super::dedicated::Dedicated;
+use super::mailbox::{Mailbox, Msg};
+use crate::policy::adm::Adm;
+use crate::sleep::Sleep;
+use crossbeam_utils::CachePadded;
+
+/// `level` word of a message addressed to a worker rather than a manager.
+pub(crate) const WORKER: usize = usize::MAX;
+
+/// The pool's mailboxes, and the dedicated manager's if there is one.
+pub(crate) struct Shared {
+    pub(crate) mailboxes: Box<[CachePadded<Mailbox>]>,
+    /// `manager=dedicated`: the manager thread's mailbox (`manager_thread.rs`).
+    pub(crate) manager: Option<Box<Dedicated>>,
+    pub(crate) params: Adm,
+}
+
+impl Shared {
+    pub(crate) fn new(n: usize, params: Adm) -> Shared {
+        Shared {
+            mailboxes: (0..n).map(|_| CachePadded::new(Mailbox::new())).collect(),
+            manager: params.dedicated_manager.then(|| Box::new(Dedicated::new())),
+            params,
+        }
+    }
+
+    pub(crate) fn params(&self) -> Adm {
+        self.params
+    }
+
+    pub(crate) fn workers(&self) -> usize {
+        self.mailboxes.len()
+    }
+
+    pub(crate) fn dedicated(&self) -> Option<&Dedicated> {
+        self.manager.as_deref()
+    }
+
+    /// `adm_send` to worker `dst`, or to the manager thread (`dst == n`),
+    /// waking the receiver if it sleeps.
+    pub(crate) fn send(&self, sleep: &Sleep, dst: usize, msg: Msg) {
+        match &self.manager {
+            Some(dm) if dst == self.mailboxes.len() => dm.send(msg),
+            _ => {
+                self.mailboxes[dst].send(msg);
+                sleep.wake_if_sleeping(dst);
+            }
+        }
+    }
+
+    /// Deliver `msg` to the root manager: worker 0, or the manager thread.
+    pub(crate) fn send_to_root(&self, sleep: &Sleep, msg: Msg) {
+        let root = if self.manager.is_some() { self.mailboxes.len() } else { 0 };
+        self.send(sleep, root, msg)
+    }
+}

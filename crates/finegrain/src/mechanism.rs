@@ -1,0 +1,118 @@
+//! The seam between the one worker loop (`worker.rs`) and the three
+//! mechanisms that hold tasks: work-stealing deques (`ws/`), private queues
+//! with mailboxes (`adm/`), and the central task unit (`unit/`).
+//!
+//! A mechanism is one folder with a per-pool part (its `Shared`, held by the
+//! registry) and a per-worker part that implements [`Mechanism`]. It makes no
+//! decisions of its own: it asks `policy/` (victims, amounts, orders, split
+//! rules, manager actions) and carries the answers out. It sees the rest of
+//! the runtime only through [`Handles`], so it never imports `worker.rs` or
+//! `registry.rs`, and the worker loop reaches it by static dispatch: the loop
+//! is generic over the mechanism and monomorphised once per mechanism, and a
+//! push or pop from user code matches the worker's mechanism once.
+
+use crate::job::JobRef;
+use crate::policy::search::Source;
+use crate::policy::Policy;
+use crate::sleep::Sleep;
+use crate::stats::{HotCounters, WorkerCounters};
+
+/// What a mechanism may touch of the worker that runs it: its index, the
+/// pool's size, policy and sleep state, and its counters.
+///
+/// Raw pointers into the registry, which outlives every worker.
+pub(crate) struct Handles {
+    pub(crate) index: usize,
+    pub(crate) workers: usize,
+    policy: *const Policy,
+    sleep: *const Sleep,
+    counters: *const WorkerCounters,
+    pub(crate) hot: HotCounters,
+}
+
+impl Handles {
+    /// # Safety
+    /// The three pointees outlive the handles.
+    pub(crate) unsafe fn new(index: usize, workers: usize, policy: &Policy, sleep: &Sleep, counters: &WorkerCounters) -> Handles {
+        Handles { index, workers, policy, sleep, counters, hot: HotCounters::default() }
+    }
+
+    #[inline(always)]
+    pub(crate) fn policy(&self) -> &Policy {
+        // SAFETY: outlives the handles (`new`'s contract).
+        unsafe { &*self.policy }
+    }
+
+    #[inline(always)]
+    pub(crate) fn sleep(&self) -> &Sleep {
+        // SAFETY: as above.
+        unsafe { &*self.sleep }
+    }
+
+    #[inline(always)]
+    pub(crate) fn counters(&self) -> &WorkerCounters {
+        // SAFETY: as above.
+        unsafe { &*self.counters }
+    }
+}
+
+/// A per-worker mechanism, driven by the one worker loop.
+pub(crate) trait Mechanism {
+    /// What [`pop`](Mechanism::pop) hands out: a job, or a job with what it
+    /// needs to run (the central unit's serial position).
+    type Task: Copy;
+
+    /// Where an idle worker looks for work, in order (`policy::search`).
+    const SEARCH: &'static [Source];
+
+    /// Queue a task of this worker's (a scope, phase or graph task).
+    fn push(&self, h: &Handles, job: JobRef);
+
+    /// One of this worker's own tasks, in the policy's order, ready to run here.
+    fn pop(&self, h: &Handles) -> Option<Self::Task>;
+
+    /// A task from one of the other sources of [`SEARCH`](Mechanism::SEARCH)
+    /// (`Peers`, `OwnMarks`); `in_join`: the worker waits inside a `join`.
+    fn find(&self, h: &Handles, source: Source, in_join: bool) -> Option<Self::Task>;
+
+    /// A task from outside the pool, as this mechanism runs it.
+    fn injected(job: JobRef) -> Self::Task;
+
+    /// Run a task this mechanism handed out; `exec` runs a job.
+    fn run(&self, t: Self::Task, exec: impl FnOnce(JobRef));
+
+    /// A scheduling point: handle whatever arrived (messages).
+    #[inline(always)]
+    fn poll(&self, _h: &Handles) {}
+
+    /// The worker found a task and runs it.
+    #[inline(always)]
+    fn found_work(&self) {}
+
+    /// Every source came up empty: say so to whoever needs to know (a
+    /// manager), before the worker idles.
+    #[inline(always)]
+    fn out_of_work(&self, _h: &Handles) {}
+
+    /// The worker has been told no task is left anywhere (`UNBLOCK`).
+    #[inline(always)]
+    fn nothing_left(&self) -> bool {
+        false
+    }
+
+    /// Something arrived that the worker should look at at once (mail): stop
+    /// spinning, do not park.
+    #[inline(always)]
+    fn signal(&self) -> bool {
+        false
+    }
+
+    /// Should a loop split its range now (`policy::split`)?
+    fn wants_split(&self, h: &Handles) -> bool;
+
+    /// Joins counted in this mechanism's spawn gate (message policies).
+    #[inline(always)]
+    fn gate_joins(&self) -> u64 {
+        0
+    }
+}

@@ -1,0 +1,69 @@
+//! What a worker that found no work does next: spin, yield the core, or park.
+//!
+//! Every mechanism's idle loop (one loop, `worker.rs`) and the simulator ask
+//! [`Idle::next`] after each round that found nothing.
+
+/// Rounds of yielding after the spinning rounds, before a worker parks.
+pub const DEFAULT_YIELD_ROUNDS: u32 = 16;
+
+/// Most CPU pause hints in one spinning round: the backoff doubles from one
+/// pause per round up to this many.
+pub const MAX_SPIN_PAUSES: u32 = 64;
+
+/// What a worker that found no work does next.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum IdleAction {
+    /// Issue this many CPU pause hints, then look again (a worker that
+    /// receives messages stops early when one arrives).
+    Spin { pauses: u32 },
+    /// Give the core away, then look again.
+    Yield,
+    /// Announce sleep and park until woken.
+    Park,
+}
+
+/// The idle policy: how long to spin and yield before parking.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct Idle {
+    pub spin_rounds: u32,
+    pub yield_rounds: u32,
+}
+
+impl Idle {
+    /// `spin` spinning rounds, then the default number of yielding rounds.
+    pub const fn with_spin(spin: u32) -> Idle {
+        Idle { spin_rounds: spin, yield_rounds: DEFAULT_YIELD_ROUNDS }
+    }
+
+    /// Decision after `failed_rounds` consecutive rounds of finding nothing.
+    /// `nothing_left`: the worker has been told that no task is left anywhere
+    /// (the message policies' `UNBLOCK`), so waiting actively cannot help.
+    #[inline]
+    pub fn next(&self, failed_rounds: u32, nothing_left: bool) -> IdleAction {
+        if nothing_left {
+            IdleAction::Park
+        } else if failed_rounds < self.spin_rounds {
+            IdleAction::Spin { pauses: 1 << failed_rounds.min(MAX_SPIN_PAUSES.trailing_zeros()) }
+        } else if failed_rounds < self.spin_rounds + self.yield_rounds {
+            IdleAction::Yield
+        } else {
+            IdleAction::Park
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn spins_with_backoff_then_yields_then_parks() {
+        let i = Idle { spin_rounds: 2, yield_rounds: 1 };
+        let got = [i.next(0, false), i.next(1, false), i.next(2, false), i.next(3, false)];
+        assert_eq!(got, [IdleAction::Spin { pauses: 1 }, IdleAction::Spin { pauses: 2 }, IdleAction::Yield, IdleAction::Park]);
+        assert_eq!(i.next(0, true), IdleAction::Park, "told nothing is left: park at once");
+        let long = Idle::with_spin(100);
+        assert_eq!(long.next(50, false), IdleAction::Spin { pauses: MAX_SPIN_PAUSES });
+        assert_eq!(long.yield_rounds, DEFAULT_YIELD_ROUNDS);
+    }
+}
