@@ -194,7 +194,7 @@ where
 }
 
 /// `join` on a private-queue worker (`adm-central`, `adm-hier`) with a frame
-/// mark (`marks.rs`): store the job's entry point in its mark, run `a`, and if
+/// mark (`adm/frame_marks.rs`): store the job's entry point in its mark, run `a`, and if
 /// the mark is still set, clear it and run `b` here. No word is shared
 /// with any other `join`, so the joins of a recursion do not wait on each
 /// other through memory. `SLOW`: the gate said no (mail waiting, or a count of

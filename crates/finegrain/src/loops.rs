@@ -1,7 +1,8 @@
 //! Parallel loops with lazy range splitting.
 //!
 //! A pending loop is one task holding a range; it is never expanded into a task
-//! per iteration (000 section 4.2; 002's `TQ_ENQUEUE_LOOP`). The worker running a
+//! per iteration (Sanchez, Yoo, Kozyrakis, ASPLOS 2010, section 4.2; Carbon's `TQ_ENQUEUE_LOOP`,
+//! Kumar, Hughes, Nguyen, ISCA 2007). The worker running a
 //! range processes it one chunk at a time; before each chunk it looks at its own
 //! queue, and only if that queue is empty (so thieves have taken everything
 //! offered, or nobody has offered anything yet) does it split the remaining range

@@ -37,7 +37,7 @@ impl<T> UnsafeCell<T> {
 }
 
 /// A sequentially consistent full fence (`mfence` on x86). A locked RMW of a
-/// stack word (crossbeam-epoch's trick) measured no faster on this machine.
+/// stack word (crossbeam-epoch's trick) measured no faster (`docs/benchmarks.md`).
 #[inline(always)]
 pub(crate) fn full_fence() {
     fence(Ordering::SeqCst);

@@ -4,12 +4,12 @@
 //! # Why
 //! Under the message-based policies a `join`'s second closure must stay
 //! findable until it is taken back, because the worker may be asked for it
-//! (000 section 4.1: the victim sends its oldest tasks in answer to a
+//! (Sanchez, Yoo, Kozyrakis, ASPLOS 2010, section 4.1: the victim sends its oldest tasks in answer to a
 //! request). A queue does that, but every push and take-back then loads and
 //! stores the queue's top: one memory word that every `join` of the worker goes
 //! through, so the joins of a recursion form one long chain of store-to-load
-//! forwarding delays. Measured on fib(35) with one thread: 53 ms against 28 ms
-//! for the serial program with the queue, 39 ms with marks.
+//! forwarding delays, which made a `join` recursion far slower than marks do
+//! (`docs/benchmarks.md`).
 //!
 //! # How
 //! Every worker has a region of words mirroring its stack: one word per 8

@@ -3,13 +3,13 @@
 //!
 //! Only the owning thread ever touches it. Other workers get tasks from it only
 //! by asking (a `STEAL` message), and the owner answers by taking its oldest
-//! tasks off the front and mailing them (000 section 4.1: thread-local queues).
+//! tasks off the front and mailing them (Sanchez, Yoo, Kozyrakis, ASPLOS 2010, section 4.1: thread-local queues).
 //! That is what makes a spawn a few plain stores.
 //!
 //! It holds the tasks that are not `join` continuations on the worker's own
 //! stack: scope, phase and graph tasks, tasks received from other workers, and
 //! a `join` whose job lies outside the worker's mark region. A `join` on the
-//! worker's stack marks its job instead (`marks.rs`), which shares no word
+//! worker's stack marks its job instead (`frame_marks.rs`), which shares no word
 //! with other joins.
 //!
 //! Layout: a stack `buf[base..top]`; pushes and LIFO pops at `top`, hand-overs
@@ -31,7 +31,7 @@ pub(crate) type Slot = *mut JobHeader;
 /// that ends every `join` one load, one compare and one store.
 ///
 /// `top` is not kept here but in the worker's [`Gate`], beside the spawn
-/// limit, so that a spawn reads both from one line (`gate.rs`).
+/// limit, so that a spawn reads both from one line (`spawn_gate.rs`).
 pub(crate) struct PrivateQueue {
     /// The allocation: `cap + 1` slots, the first of which stays null.
     alloc: Cell<*mut Slot>,

@@ -1,9 +1,9 @@
 //! The spawn gate: the one cache line a `join` reads under the message-based
 //! policies.
 //!
-//! A `join` on a private-queue worker (000 section 4.1: pending work stays
+//! A `join` on a private-queue worker (Sanchez, Yoo, Kozyrakis, ASPLOS 2010, section 4.1: pending work stays
 //! thread-local, so offering it is a plain store) marks its job in the
-//! worker's frame marks (`marks.rs`), at a word found from the job's own
+//! worker's frame marks (`frame_marks.rs`), at a word found from the job's own
 //! address: the job lies `d = stack_hi - &job` bytes below the top of the
 //! worker's stack and its mark is `d` bytes below `marks_end`. The gate holds those two
 //! words and the limit beside them, and the thread-local that names the
@@ -19,7 +19,7 @@
 //! count its pending work again (to send the next `UPDATE`), never above the
 //! end of the mark region; a sender drops it to zero after delivering a
 //! message, so the same compare also notices mail (`Mailbox::send`, and
-//! `WorkerThread::refresh_limit` for the ordering). A job on another stack
+//! `AdmWorker::refresh_limit` for the ordering). A job on another stack
 //! gives a depth beyond the limit (it wraps if the job lies above the stack),
 //! so it takes the slow path, which queues it instead. Everything that is not
 //! a private-queue worker (a thread outside any pool, a work-stealing or
@@ -52,11 +52,11 @@ pub(crate) struct Gate {
     /// Owner only: depth 0 of the worker's stack (`FrameMarks::stack_hi`).
     pub(crate) stack_hi: Cell<usize>,
     /// Owner only: the end of the worker's mark region: the mark of a job
-    /// `d` bytes deep is `d` bytes below this (`marks.rs`).
+    /// `d` bytes deep is `d` bytes below this (`frame_marks.rs`).
     pub(crate) marks_end: Cell<*const ()>,
     /// Owner only: joins that marked or queued their job. Counting here,
     /// on the line the spawn writes anyway, and deriving the inline runs from
-    /// it (`WorkerThread::flush_counters`) makes the statistics cost one
+    /// it (`HotCounters::publish`) makes the statistics cost one
     /// increment per join.
     #[cfg(feature = "stats")]
     pub(crate) joins: Cell<u64>,

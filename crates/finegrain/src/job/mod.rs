@@ -27,7 +27,7 @@ use std::ptr::NonNull;
 pub(crate) struct JobHeader {
     /// Runs the job. A marked stack job leaves it unwritten until the job
     /// leaves its frame's `join` (`JobHeader::prepare_marked`): its mark holds
-    /// the function meanwhile (`marks.rs`).
+    /// the function meanwhile (`adm/frame_marks.rs`).
     execute: std::cell::UnsafeCell<MaybeUninit<ExecFn>>,
     /// The worker whose frame holds a stack job, so whoever completes it knows
     /// whom to wake. Unused by heap jobs.

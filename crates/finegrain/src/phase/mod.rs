@@ -18,7 +18,7 @@
 //! its worker's tally for reuse: `latch/tally.rs`), so the counter is zero only when the
 //! phase is truly over; the thread that takes it to zero sets the latch the
 //! caller waits on (the "finish" counter of X10's work-stealing scheduler,
-//! which 000 cites). [`phase_reduce`] uses the same counter with its tree
+//! which Sanchez, Yoo, Kozyrakis cite, ASPLOS 2010, section 4.1). [`phase_reduce`] uses the same counter with its tree
 //! method.
 //!
 //! Each task is a heap job in a block of the thread's block cache

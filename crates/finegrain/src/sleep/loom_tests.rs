@@ -7,7 +7,7 @@
 //! violation on a loom `UnsafeCell` the releasing thread wrote, or as a failed
 //! count assertion.
 //!
-//! The waiting loops mirror `WorkerThread::work_until`: look for work or the
+//! The waiting loops mirror the worker loop (`worker.rs`, `run_loop`): look for work or the
 //! latch, else `Sleep::sleep`, which returns after any wake, spurious or not.
 //! They are bounded (a few more rounds than the protocol needs) so that loom
 //! explores finitely many executions; running out of rounds fails the model.
@@ -386,7 +386,7 @@ fn loom_sleep_lock_latch_wakes_outside_waiter() {
     });
 }
 
-/// The central unit of `carbon`/`sw-hier`/`pdf` (`central.rs`): tasks in a
+/// The central unit of `carbon`/`sw-hier`/`pdf` (`unit/`): tasks in a
 /// locked queue, `total` stored SeqCst under the lock after every change, then
 /// `notify_new_work` after the lock is released; an idle worker takes from the
 /// queue under the lock, else sleeps with `total > 0` as its "has work" test.

@@ -1,11 +1,12 @@
-//! Per-worker counters and execution-time breakdowns (000 Figure 6, section 6.1).
+//! Per-worker counters and execution-time breakdowns (Sanchez, Yoo, Kozyrakis, "Flexible Architectural Support for Fine-Grain
+//! Scheduling", ASPLOS 2010, Figure 6, section 6.1).
 //!
 //! Each worker owns one [`WorkerCounters`]; only it writes (relaxed load + store,
 //! plain moves on x86), anyone may read. Time is charged to the bucket the worker
 //! is in, at the transitions between buckets, which happen only on slow paths
 //! (starting to look for work, a steal succeeding, parking). Enqueue and dequeue
 //! on the fast path take a few nanoseconds, less than one read of the clock
-//! (about 10-20 ns here), so timing them one by one would mostly measure the
+//! (`docs/benchmarks.md`), so timing them one by one would mostly measure the
 //! timer. Instead each pool measures its own push and pop once at start-up (a
 //! tight loop over a scratch queue of the pool's mechanism), and a snapshot
 //! charges `enqueues x push cost` and `dequeues x pop cost` to those buckets,

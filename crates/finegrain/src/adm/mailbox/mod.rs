@@ -9,7 +9,7 @@
 //! each send with its sleep protocol (a send wakes a parked receiver); the type
 //! alone does not wake anyone, so a receiver outside the runtime polls
 //! [`Mailbox::has_mail`]. It is public so that its cost can be measured on its own
-//! (`examples/mailbox_cost.rs`) and the protocol used directly.
+//! (`finegrain-bench`'s `mailbox_cost`) and the protocol used directly.
 //!
 //! ```
 //! use finegrain::mailbox::{Mailbox, Msg, MsgKind};
@@ -40,15 +40,15 @@ use crossbeam_utils::CachePadded;
 use std::collections::VecDeque;
 use std::mem::MaybeUninit;
 
-/// Slots in the fast ring (000 section 6: 64-word buffers, i.e. 16 four-word
-/// messages); further messages wait in the overflow queue.
+/// Slots in the fast ring (Sanchez, Yoo, Kozyrakis, ASPLOS 2010, section 6: 64-word buffers, i.e. 16
+/// four-word messages; `policy::adm::RECEIVE_BUFFER`); further messages wait in the overflow queue.
 #[cfg(not(loom))]
 pub const RING: usize = 16;
 #[cfg(loom)]
 pub const RING: usize = 2;
 
-/// The kinds of the ADM runtimes' messages (000 Table 2, plus the three that
-/// carry phase reductions, 000 section 4.2).
+/// The kinds of the ADM runtimes' messages (Sanchez, Yoo, Kozyrakis, ASPLOS 2010, Table 2, plus the
+/// three that carry phase reductions, section 4.2).
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum MsgKind {
     /// Worker/manager -> its manager: `[level, numtasks, starving]`, and
@@ -110,11 +110,11 @@ struct Slot {
 /// documentation for an example.
 pub struct Mailbox {
     signal: CachePadded<AtomicBool>,
-    /// The owner's spawn gate (`gate.rs`): its queue top and the limit the
+    /// The owner's spawn gate (`spawn_gate.rs`): its queue top and the limit the
     /// top may not reach. The owner keeps the limit at "room left / next
     /// report due"; a sender drops it to zero after delivering, so the owner's
     /// only check per spawn also notices mail. See
-    /// `WorkerThread::refresh_limit` for the ordering.
+    /// `AdmWorker::refresh_limit` for the ordering.
     pub(crate) gate: CachePadded<Gate>,
     tail: CachePadded<AtomicUsize>,
     head: CachePadded<AtomicUsize>,
