@@ -3,7 +3,7 @@
 //! thread count, reference lines for "as fast as serial" and "ideal".
 
 use super::group_axis::GroupAxis;
-use super::{err, fitting_font, palette, Figure};
+use super::{draw_title, err, fitting_font, palette, Figure, FAMILY};
 use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
@@ -46,7 +46,7 @@ impl Figure for GroupedBars {
     fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> Result<(), String> {
         root.fill(&WHITE).map_err(err)?;
         let (title, rest) = root.split_vertically(TITLE_H);
-        title.draw_text(&self.title, &("sans-serif", 24).into_font().style(FontStyle::Bold).color(&palette::INK), (20, 14)).map_err(err)?;
+        draw_title(&title, &self.title)?;
         let w = rest.dim_in_pixel().0;
         let (charts, legend) = rest.split_horizontally(w - self.legend_width());
         for (panel, area) in self.panels.iter().zip(charts.split_evenly((self.panels.len().max(1), 1))) {
@@ -67,7 +67,7 @@ impl GroupedBars {
         let ns = self.series.len().max(1);
         let top = panel.values.iter().flatten().flatten().fold(panel.ideal.unwrap_or(1.0), |a, &v| a.max(v));
         let mut chart = ChartBuilder::on(area)
-            .caption(&panel.title, ("sans-serif", 18).into_font().color(&palette::INK))
+            .caption(&panel.title, (FAMILY, 18).into_font().color(&palette::INK))
             .margin(12)
             .x_label_area_size(34)
             .y_label_area_size(64)
@@ -80,10 +80,10 @@ impl GroupedBars {
             .max_light_lines(0)
             .bold_line_style(palette::GRID)
             .x_label_formatter(&|x| groups.get(x.floor() as usize).cloned().unwrap_or_default())
-            .x_label_style(("sans-serif", 16).into_font().color(&palette::INK))
-            .y_label_style(("sans-serif", 14).into_font().color(&palette::INK))
+            .x_label_style((FAMILY, 16).into_font().color(&palette::INK))
+            .y_label_style((FAMILY, 14).into_font().color(&palette::INK))
             .y_desc(&self.y_desc)
-            .axis_desc_style(("sans-serif", 15).into_font().color(&palette::INK))
+            .axis_desc_style((FAMILY, 15).into_font().color(&palette::INK))
             .draw()
             .map_err(err)?;
 
@@ -99,7 +99,7 @@ impl GroupedBars {
             });
             chart.draw_series(bars).map_err(err)?;
             if let Some(size) = value_font {
-                let style = ("sans-serif", size).into_font().color(&palette::INK).pos(Pos::new(HPos::Center, VPos::Bottom));
+                let style = (FAMILY, size).into_font().color(&palette::INK).pos(Pos::new(HPos::Center, VPos::Bottom));
                 let labels = values.iter().enumerate().filter_map(|(g, v)| {
                     let x = g as f64 + 0.1 + (s as f64 + 0.5) * slot;
                     v.map(|v| Text::new(format_value(v), (x, v), style.clone()))
@@ -139,9 +139,9 @@ pub enum Mark {
 
 /// A legend in its own area, so it never hides data.
 pub fn draw_legend<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, heading: &str, entries: &[(String, Mark)]) -> Result<(), String> {
-    let font = ("sans-serif", 15).into_font().color(&palette::INK);
+    let font = (FAMILY, 15).into_font().color(&palette::INK);
     let mut y = 24;
-    area.draw_text(heading, &("sans-serif", 15).into_font().style(FontStyle::Bold).color(&palette::INK), (10, y)).map_err(err)?;
+    area.draw_text(heading, &(FAMILY, 15, FontStyle::Bold).into_font().color(&palette::INK), (10, y)).map_err(err)?;
     y += 28;
     for (text, mark) in entries {
         match mark {
@@ -153,7 +153,7 @@ pub fn draw_legend<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, heading: &
                     area.draw(&PathElement::new(vec![(23, y + 8), (30, y + 8)], c.stroke_width(2))).map_err(err)?;
                 }
             }
-            Mark::Tag(t) => area.draw_text(t, &("sans-serif", 15).into_font().style(FontStyle::Bold).color(&palette::INK), (12, y)).map_err(err)?,
+            Mark::Tag(t) => area.draw_text(t, &(FAMILY, 15, FontStyle::Bold).into_font().color(&palette::INK), (12, y)).map_err(err)?,
         }
         area.draw_text(text, &font, (38, y)).map_err(err)?;
         y += 26;

@@ -3,7 +3,7 @@
 //! efficiency threshold; where a curve crosses it is that runtime's METG.
 
 use super::bars::{draw_legend, Mark};
-use super::{err, palette, Figure};
+use super::{draw_title, err, palette, Figure, FAMILY};
 use plotters::coord::Shift;
 use plotters::prelude::*;
 
@@ -48,7 +48,7 @@ impl Figure for Curves {
     fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> Result<(), String> {
         root.fill(&WHITE).map_err(err)?;
         let (title, rest) = root.split_vertically(TITLE_H);
-        title.draw_text(&self.title, &("sans-serif", 24).into_font().style(FontStyle::Bold).color(&palette::INK), (20, 14)).map_err(err)?;
+        draw_title(&title, &self.title)?;
         let w = rest.dim_in_pixel().0;
         let (charts, legend) = rest.split_horizontally(w - self.legend_width());
         let cols = self.panels.len().clamp(1, COLUMNS);
@@ -69,7 +69,7 @@ impl Curves {
         let (lo, hi) = if lo <= hi { (lo / 1.5, hi * 1.5) } else { (0.1, 1000.0) };
         let top = panel.curves.iter().flat_map(|c| c.1.iter().map(|p| p.1)).fold(100.0f64, f64::max) * 1.08;
         let mut chart = ChartBuilder::on(area)
-            .caption(&panel.title, ("sans-serif", 18).into_font().color(&palette::INK))
+            .caption(&panel.title, (FAMILY, 18).into_font().color(&palette::INK))
             .margin(12)
             .x_label_area_size(44)
             .y_label_area_size(60)
@@ -89,8 +89,8 @@ impl Curves {
                 }
             })
             .y_label_formatter(&|y| format!("{y:.0}%"))
-            .label_style(("sans-serif", 13).into_font().color(&palette::INK))
-            .axis_desc_style(("sans-serif", 15).into_font().color(&palette::INK))
+            .label_style((FAMILY, 13).into_font().color(&palette::INK))
+            .axis_desc_style((FAMILY, 15).into_font().color(&palette::INK))
             .draw()
             .map_err(err)?;
         let line = DashedLineSeries::new([(lo, self.threshold), (hi, self.threshold)], 8, 5, palette::FAINT.stroke_width(2));

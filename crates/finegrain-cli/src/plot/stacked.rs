@@ -4,7 +4,7 @@
 
 use super::bars::{draw_legend, Mark};
 use super::group_axis::GroupAxis;
-use super::{err, fitting_font, palette, Figure};
+use super::{draw_title, err, fitting_font, palette, Figure, FAMILY};
 use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
@@ -58,7 +58,7 @@ impl Figure for StackedBars {
     fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> Result<(), String> {
         root.fill(&WHITE).map_err(err)?;
         let (title, rest) = root.split_vertically(TITLE_H);
-        title.draw_text(&self.title, &("sans-serif", 24).into_font().style(FontStyle::Bold).color(&palette::INK), (20, 14)).map_err(err)?;
+        draw_title(&title, &self.title)?;
         let w = rest.dim_in_pixel().0;
         let (charts, legend) = rest.split_horizontally(w - self.legend_width());
         let panel_areas = charts.split_evenly((self.panels.len().max(1), 1));
@@ -80,7 +80,7 @@ impl StackedBars {
         let ng = self.groups.len().max(1);
         let nb = self.bars.len().max(1);
         let mut chart = ChartBuilder::on(area)
-            .caption(&panel.title, ("sans-serif", 18).into_font().color(&palette::INK))
+            .caption(&panel.title, (FAMILY, 18).into_font().color(&palette::INK))
             .margin(12)
             .x_label_area_size(34)
             .y_label_area_size(64)
@@ -102,10 +102,10 @@ impl StackedBars {
                 }
             })
             .x_label_formatter(&|x| groups.get(x.floor() as usize).cloned().unwrap_or_default())
-            .x_label_style(("sans-serif", 16).into_font().color(&palette::INK))
-            .y_label_style(("sans-serif", 14).into_font().color(&palette::INK))
+            .x_label_style((FAMILY, 16).into_font().color(&palette::INK))
+            .y_label_style((FAMILY, 14).into_font().color(&palette::INK))
             .y_desc(&self.y_desc)
-            .axis_desc_style(("sans-serif", 15).into_font().color(&palette::INK))
+            .axis_desc_style((FAMILY, 15).into_font().color(&palette::INK))
             .draw()
             .map_err(err)?;
 
@@ -130,14 +130,13 @@ impl StackedBars {
                     chart.draw_series([Rectangle::new([(x0, y), (x1, y + h)], color.filled())]).map_err(err)?;
                     // Print the share inside segments tall enough to hold it.
                     if let Some(size) = pct_font.filter(|s| h * px_per_pct >= s + 2.0) {
-                        let style = ("sans-serif", size).into_font().color(&WHITE).pos(Pos::new(HPos::Center, VPos::Center));
+                        let style = (FAMILY, size).into_font().color(&WHITE).pos(Pos::new(HPos::Center, VPos::Center));
                         chart.draw_series([Text::new(format!("{h:.0}"), ((x0 + x1) / 2.0, y + h / 2.0), style)]).map_err(err)?;
                     }
                     y += h;
                 }
                 if nb > 1 {
-                    let style =
-                        ("sans-serif", tag_font).into_font().style(FontStyle::Bold).color(&palette::INK).pos(Pos::new(HPos::Center, VPos::Bottom));
+                    let style = (FAMILY, tag_font, FontStyle::Bold).into_font().color(&palette::INK).pos(Pos::new(HPos::Center, VPos::Bottom));
                     chart.draw_series([Text::new(tag(b), ((x0 + x1) / 2.0, y.max(100.0) + 1.0), style)]).map_err(err)?;
                 }
             }
