@@ -7,36 +7,9 @@
 //! queue). The decisions (thresholds, victims, the order of the unit's queue,
 //! serial positions) are in `policy/{carbon,swhier,pdf,unit}.rs`.
 //!
-//! ## What lives where
-//!
-//! | policy | worker-local | in the unit |
-//! |---|---|---|
-//! | `carbon` | prefetch buffer (newest tasks), software queue (oldest, after overflows) | one bounded deque per worker |
-//! | `sw-hier` | private queue | one global queue in the policy's order |
-//! | `pdf` | nothing | one global queue in serial order |
-//!
-//! A worker's own tasks form one stack, oldest to newest: `carbon` software
-//! queue, its GTU deque, its buffer; `sw-hier` global part, private queue.
-//! Every move between the parts keeps that order (an overflow moves the
-//! deque's oldest tasks to the software queue's newest end; an underflow moves
-//! the software queue's newest tasks back to the deque's oldest end; a full
-//! buffer sends its oldest task to the deque's newest end). So when a `join`
-//! ends, its second closure, if still here, is the newest task: in the buffer
-//! or private queue (no lock), else at the top of the worker's deque or in the
-//! global queue (found under the lock by its key).
-//!
-//! ## Invariants
-//!
-//! - **No task lost or run twice**: a task is in exactly one place at a time
-//!   (one local structure, or the unit), and it leaves the unit only under the
-//!   lock. Jobs are prepared (owner, latch state) when pushed, since other
-//!   workers take them from the unit without asking.
-//! - **No worker sleeps through work**: tasks other workers may take are
-//!   counted in `Unit::total`; a push into the unit announces new work to the
-//!   sleep protocol (`Sleep::notify_new_work`, which fences and wakes a
-//!   sleeper), and an idle worker re-checks `total` after announcing its sleep.
-//!   Tasks in a worker's local structures are not counted: their owner runs
-//!   them before it goes idle (it looks at its local structures first).
+//! What lives where, and the invariants (one stack per worker, no task lost
+//! or run twice, no worker sleeping through work, serial order): `README.md`
+//! next to this file.
 
 use crate::job::{JobHeader, JobRef};
 use crate::mechanism::{Handles, Mechanism};
