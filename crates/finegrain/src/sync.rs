@@ -52,6 +52,51 @@ pub(crate) fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     }
 }
 
+/// A flag that one thread blocks on and others raise: the crate's one
+/// condition-variable loop (a parked worker, a thread waiting for an injected
+/// job, the dedicated manager thread).
+#[derive(Default)]
+pub(crate) struct Signal {
+    raised: Mutex<bool>,
+    cv: Condvar,
+}
+
+impl Signal {
+    pub(crate) fn new() -> Signal {
+        Signal { raised: Mutex::new(false), cv: Condvar::new() }
+    }
+
+    /// Block until the flag is raised. `consume`: lower it again before
+    /// returning (a parker that is woken once per raise); otherwise it stays
+    /// raised (a one-shot latch).
+    pub(crate) fn wait(&self, consume: bool) {
+        let mut raised = lock(&self.raised);
+        while !*raised {
+            raised = match self.cv.wait(raised) {
+                Ok(g) => g,
+                Err(p) => p.into_inner(),
+            };
+        }
+        if consume {
+            *raised = false;
+        }
+    }
+
+    /// Raise the flag and wake the waiter (`all`: every waiter). The waiter
+    /// cannot return before it reacquires the mutex, which happens only after
+    /// this call's guard is dropped, so a caller may free the signal as soon
+    /// as the waiter returns.
+    pub(crate) fn raise(&self, all: bool) {
+        let mut raised = lock(&self.raised);
+        *raised = true;
+        if all {
+            self.cv.notify_all();
+        } else {
+            self.cv.notify_one();
+        }
+    }
+}
+
 /// Owner-written counter readable from other threads: a relaxed load and store
 /// (plain moves on x86), never a read-modify-write.
 #[inline(always)]

@@ -2,15 +2,14 @@
 //! the protocol is in `manager_thread.rs`'s notes, "Parking").
 
 use super::mailbox::{Mailbox, Msg};
-use crate::sync::{full_fence, lock, AtomicBool, Condvar, Mutex, Ordering};
+use crate::sync::{full_fence, AtomicBool, Ordering, Signal};
 use crossbeam_utils::CachePadded;
 
 /// The dedicated manager's mailbox and parking state (in the registry).
 pub(crate) struct Dedicated {
     pub(crate) mailbox: CachePadded<Mailbox>,
     sleeping: CachePadded<AtomicBool>,
-    woken: Mutex<bool>,
-    cv: Condvar,
+    woken: Signal,
     pub(crate) stop: AtomicBool,
 }
 
@@ -19,8 +18,7 @@ impl Dedicated {
         Dedicated {
             mailbox: CachePadded::new(Mailbox::new()),
             sleeping: CachePadded::new(AtomicBool::new(false)),
-            woken: Mutex::new(false),
-            cv: Condvar::new(),
+            woken: Signal::new(),
             stop: AtomicBool::new(false),
         }
     }
@@ -35,9 +33,7 @@ impl Dedicated {
     }
 
     fn unpark(&self) {
-        let mut w = lock(&self.woken);
-        *w = true;
-        self.cv.notify_one();
+        self.woken.raise(false);
     }
 
     /// Block until mail (or the stop request) arrives.
@@ -45,14 +41,7 @@ impl Dedicated {
         self.sleeping.store(true, Ordering::SeqCst);
         full_fence();
         if !self.mailbox.has_mail() && !self.stop.load(Ordering::Acquire) {
-            let mut w = lock(&self.woken);
-            while !*w {
-                w = match self.cv.wait(w) {
-                    Ok(g) => g,
-                    Err(p) => p.into_inner(),
-                };
-            }
-            *w = false;
+            self.woken.wait(true);
         }
         self.sleeping.store(false, Ordering::Relaxed);
     }

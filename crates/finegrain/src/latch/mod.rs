@@ -10,7 +10,7 @@ pub(crate) mod tally;
 use crate::job::{JobHeader, Latch};
 use crate::sleep::Sleep;
 use crate::sleep::{SET, UNSET};
-use crate::sync::{lock, AtomicUsize, Condvar, Mutex, Ordering};
+use crate::sync::{AtomicUsize, Ordering, Signal};
 use crossbeam_utils::CachePadded;
 
 /// A latch waited on by a worker, which keeps running other jobs while it waits
@@ -63,23 +63,16 @@ impl WorkerLatch {
 
 /// A latch a non-worker thread blocks on (used when a job is injected from outside).
 pub(crate) struct LockLatch {
-    done: Mutex<bool>,
-    cv: Condvar,
+    done: Signal,
 }
 
 impl LockLatch {
     pub(crate) fn new() -> Self {
-        LockLatch { done: Mutex::new(false), cv: Condvar::new() }
+        LockLatch { done: Signal::new() }
     }
 
     pub(crate) fn wait(&self) {
-        let mut g = lock(&self.done);
-        while !*g {
-            g = match self.cv.wait(g) {
-                Ok(g) => g,
-                Err(p) => p.into_inner(),
-            };
-        }
+        self.done.wait(false)
     }
 }
 
@@ -95,12 +88,9 @@ impl LockLatch {
     /// # Safety
     /// As [`Latch::complete`].
     pub(crate) unsafe fn set(this: *const Self) {
-        // SAFETY: the waiter cannot return before it reacquires the mutex, which
-        // happens only after this guard is dropped; nothing is touched after that.
-        let this = unsafe { &*this };
-        let mut g = lock(&this.done);
-        *g = true;
-        this.cv.notify_all();
+        // SAFETY: live until the waiter returns, which `raise` lets it do only
+        // once it touches the latch no more.
+        unsafe { (*this).done.raise(true) }
     }
 }
 

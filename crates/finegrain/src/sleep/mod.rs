@@ -4,7 +4,7 @@
 #[cfg(all(test, loom))]
 mod loom_tests;
 
-use crate::sync::{full_fence, lock, AtomicBool, AtomicUsize, Condvar, Mutex, Ordering};
+use crate::sync::{full_fence, lock, AtomicBool, AtomicUsize, Mutex, Ordering, Signal};
 use crossbeam_utils::CachePadded;
 
 /// The states of a latch a worker may sleep on (`latch/`, and a `join`'s job
@@ -13,36 +13,12 @@ pub(crate) const UNSET: usize = 0;
 pub(crate) const SLEEPING: usize = 1;
 pub(crate) const SET: usize = 2;
 
-struct Parker {
-    woken: Mutex<bool>,
-    cv: Condvar,
-}
-
-impl Parker {
-    fn park(&self) {
-        let mut w = lock(&self.woken);
-        while !*w {
-            w = match self.cv.wait(w) {
-                Ok(g) => g,
-                Err(p) => p.into_inner(),
-            };
-        }
-        *w = false;
-    }
-
-    fn unpark(&self) {
-        let mut w = lock(&self.woken);
-        *w = true;
-        self.cv.notify_one();
-    }
-}
-
 pub(crate) struct Sleep {
     num_sleeping: CachePadded<AtomicUsize>,
     /// Per worker: announced sleep and not yet deregistered (for message senders).
     sleeping: Box<[CachePadded<AtomicBool>]>,
     idle: Mutex<Vec<usize>>,
-    parkers: Box<[CachePadded<Parker>]>,
+    parkers: Box<[CachePadded<Signal>]>,
 }
 
 impl Sleep {
@@ -51,7 +27,7 @@ impl Sleep {
             num_sleeping: CachePadded::new(AtomicUsize::new(0)),
             sleeping: (0..n).map(|_| CachePadded::new(AtomicBool::new(false))).collect(),
             idle: Mutex::new(Vec::with_capacity(n)),
-            parkers: (0..n).map(|_| CachePadded::new(Parker { woken: Mutex::new(false), cv: Condvar::new() })).collect(),
+            parkers: (0..n).map(|_| CachePadded::new(Signal::new())).collect(),
         }
     }
 
@@ -73,7 +49,7 @@ impl Sleep {
             }
         }
         if park {
-            self.parkers[me].park();
+            self.parkers[me].wait(true);
             if let Some(l) = latch {
                 let _ = l.compare_exchange(SLEEPING, UNSET, Ordering::AcqRel, Ordering::Acquire);
             }
@@ -111,7 +87,7 @@ impl Sleep {
             p
         };
         if let Some(i) = picked {
-            self.parkers[i].unpark();
+            self.parkers[i].raise(false);
         }
     }
 
@@ -151,7 +127,7 @@ impl Sleep {
     #[cold]
     pub(crate) fn wake_specific(&self, i: usize) {
         self.deregister(i);
-        self.parkers[i].unpark();
+        self.parkers[i].raise(false);
     }
 
     pub(crate) fn wake_all(&self) {
@@ -164,7 +140,7 @@ impl Sleep {
             }
         }
         for p in self.parkers.iter() {
-            p.unpark();
+            p.raise(false);
         }
     }
 }
