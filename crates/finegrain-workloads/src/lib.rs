@@ -17,12 +17,17 @@
 
 use std::fmt;
 
-pub mod io;
 mod par;
 mod set_a;
 mod set_b;
-mod shared;
-pub mod util;
+mod support;
+
+pub use support::io;
+
+/// The seeded generator the workloads draw their inputs from.
+pub mod util {
+    pub use crate::support::rng::{digest_u64, SplitMix64};
+}
 
 /// Input size: `Test` runs in milliseconds (unit tests), `Small` in tens of
 /// milliseconds, `Full` in about 0.5-2 s serially on a 2-core laptop-class machine.

@@ -29,7 +29,7 @@
 //! `Graph`, `for_each_2d`) call finegrain directly; [`fill_2d`] is the one
 //! finegrain-only helper kept here, next to the other disjoint-write loops.
 
-use crate::shared::SharedMut;
+use crate::support::shared::SharedMut;
 use rayon::prelude::*;
 use std::ops::Range;
 

@@ -4,8 +4,6 @@
 
 use crate::Workload;
 
-mod check;
-mod digest;
 mod graph;
 mod sparse;
 

@@ -9,7 +9,6 @@ mod gauss_seidel;
 mod gtfold;
 mod hashjoin;
 mod maxflow;
-mod pgm;
 mod sva;
 mod tolerance;
 

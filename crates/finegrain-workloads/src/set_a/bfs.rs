@@ -12,10 +12,10 @@
 //! source, u32::MAX if unreachable), for several sources as in Graph500, which
 //! is the same however the levels were discovered.
 
-use super::digest::{combine, digest};
 use super::graph::{rmat, Adj, Direction};
 use crate::par::{Finegrain, Par, Rayon, Serial};
-use crate::util::SplitMix64;
+use crate::support::digest::{combine, digest};
+use crate::support::rng::SplitMix64;
 use crate::{Instance, Output, Size, Workload};
 use std::sync::atomic::{AtomicU32, Ordering::Relaxed};
 
@@ -211,7 +211,7 @@ impl Instance for BfsInstance {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::io::EdgeList;
+    use crate::support::io::EdgeList;
     use std::collections::VecDeque;
 
     fn textbook(adj: &Adj, src: usize) -> Vec<u32> {

@@ -8,9 +8,9 @@
 //! `MERGE_LEAF` output keys it merges serially; both cutoffs keep a leaf task
 //! at a few thousand instructions.
 
-use super::digest::digest;
 use crate::par::{Finegrain, Par, Rayon, Serial};
-use crate::util::SplitMix64;
+use crate::support::digest::digest;
+use crate::support::rng::SplitMix64;
 use crate::{Instance, Output, Size, Workload};
 
 pub struct CilkSort;

@@ -6,8 +6,8 @@
 //! has a heavy-tailed degree distribution with hubs at small vertex ids, which
 //! is what makes the graph loops unbalanced.
 
-use crate::io::EdgeList;
-use crate::util::SplitMix64;
+use crate::support::io::EdgeList;
+use crate::support::rng::SplitMix64;
 
 /// Quadrant thresholds out of 2^16: a, a + b, a + b + c.
 const T_A: u64 = 37_356; // 0.57

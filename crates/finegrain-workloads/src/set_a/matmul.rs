@@ -10,9 +10,9 @@
 //! add into the same quadrants, so they are ordered). A leaf is a 16 x 16 x 16
 //! multiply-add: 4096 fused multiply-adds, a few thousand instructions.
 
-use super::check::close;
 use crate::par::{Finegrain, Par, Rayon, Serial};
-use crate::util::SplitMix64;
+use crate::support::rng::SplitMix64;
+use crate::support::tolerance::close;
 use crate::{Instance, Output, Size, Workload};
 
 pub struct MatMul;

@@ -9,10 +9,10 @@
 //! a vertex with more than NESTED_DEGREE in-neighbours sums them with an inner
 //! parallel reduction, so the hubs of a power-law graph do not serialise a chunk.
 
-use super::check::close;
 use super::graph::{rmat, Adj, Direction};
 use crate::par::{Finegrain, Par, Rayon};
-use crate::shared::SharedMut;
+use crate::support::shared::SharedMut;
+use crate::support::tolerance::close;
 use crate::{Instance, Output, Size, Workload};
 
 pub struct PageRank;

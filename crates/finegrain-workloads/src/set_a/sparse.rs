@@ -8,8 +8,8 @@
 //! first entry of each column. Dividing by `len` keeps every row sum below 1,
 //! so repeated multiplication neither overflows nor flushes to zero quickly.
 
-use crate::io::Csr;
-use crate::util::SplitMix64;
+use crate::support::io::Csr;
+use crate::support::rng::SplitMix64;
 
 /// An `n` x `n` matrix with about `k` entries per row, drawn from `g`.
 pub fn random_csr(n: usize, k: usize, g: &mut SplitMix64) -> Csr {

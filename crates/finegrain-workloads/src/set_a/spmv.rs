@@ -9,12 +9,12 @@
 //! column order, so the parallel result equals the serial one exactly; the
 //! check still allows for rounding (tolerance below) so peers may reorder.
 
-use super::check::close;
 use super::sparse::random_csr;
-use crate::io::Csr;
 use crate::par::{Finegrain, Par, Rayon};
-use crate::shared::SharedMut;
-use crate::util::SplitMix64;
+use crate::support::io::Csr;
+use crate::support::rng::SplitMix64;
+use crate::support::shared::SharedMut;
+use crate::support::tolerance::close;
 use crate::{Instance, Output, Size, Workload};
 
 pub struct SpMV;

@@ -11,12 +11,12 @@
 //! input is the matrix of `sparse.rs`; the transpose is repeated `rounds`
 //! times (odd, so the result is A^T) to make the run long enough to time.
 
-use super::digest::{combine, digest};
 use super::sparse::random_csr;
-use crate::io::Csr;
 use crate::par::{Finegrain, Par, Rayon, Serial};
-use crate::shared::SharedMut;
-use crate::util::SplitMix64;
+use crate::support::digest::{combine, digest};
+use crate::support::io::Csr;
+use crate::support::rng::SplitMix64;
+use crate::support::shared::SharedMut;
 use crate::{Instance, Output, Size, Workload};
 use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
 

@@ -75,7 +75,7 @@ impl Instance for SumInstance {
 
 #[cfg(test)]
 mod tests {
-    use crate::util::SplitMix64;
+    use crate::support::rng::SplitMix64;
 
     #[test]
     fn closed_form_matches_the_generator() {

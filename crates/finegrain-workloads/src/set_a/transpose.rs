@@ -9,10 +9,10 @@
 //! `rounds` times back and forth (A -> B -> A ...); `rounds` is odd, so the result
 //! is A^T and a version that wrote nothing could not match.
 
-use super::digest::digest;
 use crate::par::{Finegrain, Par, Rayon, Serial};
-use crate::shared::SharedMut;
-use crate::util::SplitMix64;
+use crate::support::digest::digest;
+use crate::support::rng::SplitMix64;
+use crate::support::shared::SharedMut;
 use crate::{Instance, Output, Size, Workload};
 use std::ops::Range;
 

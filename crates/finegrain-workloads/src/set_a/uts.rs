@@ -17,7 +17,7 @@
 //! node, each task a 16-byte `(state, depth)` descriptor; the bottom
 //! `SERIAL_LEVELS` levels of each subtree are counted serially inside one task.
 
-use crate::util::SplitMix64;
+use crate::support::rng::SplitMix64;
 use crate::{Instance, Output, Size, Workload};
 use rayon::prelude::*;
 use std::sync::atomic::{AtomicU64, Ordering};

@@ -7,7 +7,7 @@ mod lattice;
 
 use super::tolerance::check_floats;
 use crate::par::{Finegrain, Par, Rayon};
-use crate::util::SplitMix64;
+use crate::support::rng::SplitMix64;
 use crate::{Instance, Output, Size, Workload};
 use lattice::{Contract, Lattice};
 

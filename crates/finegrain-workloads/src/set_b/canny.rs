@@ -7,8 +7,8 @@ mod pipeline;
 mod stages;
 mod synth;
 
-use super::pgm;
-use crate::util::digest_u64;
+use crate::support::pgm;
+use crate::support::rng::digest_u64;
 use crate::{Instance, Output, Size, Workload};
 use stages::{Dims, EDGE};
 

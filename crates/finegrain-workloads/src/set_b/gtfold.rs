@@ -10,7 +10,7 @@ mod energy;
 mod wavefront;
 
 use crate::par::{Finegrain, Rayon};
-use crate::util::digest_u64;
+use crate::support::rng::digest_u64;
 use crate::{Instance, Output, Size, Workload};
 use energy::Table;
 

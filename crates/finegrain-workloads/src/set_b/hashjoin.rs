@@ -6,7 +6,7 @@ mod partitioned;
 mod table;
 
 use crate::par::{Finegrain, Rayon};
-use crate::util::SplitMix64;
+use crate::support::rng::SplitMix64;
 use crate::{Instance, Output, Size, Workload};
 use table::{Matches, Table, Tuple};
 

@@ -17,7 +17,7 @@
 
 use super::netlist::Netlist;
 use crate::par::Par;
-use crate::util::SplitMix64;
+use crate::support::rng::SplitMix64;
 use std::sync::atomic::{AtomicU32, Ordering::Relaxed};
 
 /// Proposals per task: each is a few hundred instructions.

@@ -3,7 +3,7 @@
 //! near it. They start at a random permutation of the grid's locations, so
 //! annealing has a long way to go.
 
-use crate::util::SplitMix64;
+use crate::support::rng::SplitMix64;
 
 /// Wires reach at most this far from an element's hidden position.
 const REACH: i64 = 3;

@@ -2,7 +2,7 @@
 //! discs of random gray levels, and sensor noise, so that the detector finds
 //! long edges, corners, curves, and noise it must reject.
 
-use crate::util::SplitMix64;
+use crate::support::rng::SplitMix64;
 
 /// A `width` x `height` image with gray levels in `0.0..=255.0`, row-major.
 pub fn scene(width: usize, height: usize, seed: u64) -> Vec<f32> {

@@ -4,7 +4,7 @@
 //! access patterns irregular, like the structural matrix (bcsstk16) of 000
 //! Table 4; dominance keeps it SPD, so conjugate gradient converges.
 
-use crate::util::SplitMix64;
+use crate::support::rng::SplitMix64;
 
 #[derive(Clone, Debug)]
 pub struct Csr {

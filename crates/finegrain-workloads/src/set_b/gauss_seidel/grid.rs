@@ -9,7 +9,7 @@
 //! neighbours `(i +- 1, j)` are entry `k` of the other colour's rows `i +- 1`.
 
 use crate::par::Par;
-use crate::util::{digest_u64, SplitMix64};
+use crate::support::rng::{digest_u64, SplitMix64};
 use crate::Output;
 
 /// Rows per task: a row of a colour is about a thousand instructions at Full.

@@ -14,7 +14,7 @@
 //! bimodal, and set by the sequence: a cell whose ends can pair (about 3 in 8)
 //! scans its internal loops, about 40 times the work of one that cannot.
 
-use crate::util::SplitMix64;
+use crate::support::rng::SplitMix64;
 use std::sync::atomic::{AtomicI32, Ordering::Relaxed};
 
 pub const INF: i32 = i32::MAX / 4;

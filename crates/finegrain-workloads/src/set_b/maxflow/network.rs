@@ -4,7 +4,7 @@
 //! column and one to a random vertex of its own column, the source feeds the
 //! first column and the last column drains into the sink.
 
-use crate::util::SplitMix64;
+use crate::support::rng::SplitMix64;
 
 /// A flow network in CSR form: the arcs leaving `v` are
 /// `first[v]..first[v + 1]`; arc `a` goes to `head[a]`, `rev[a]` is its

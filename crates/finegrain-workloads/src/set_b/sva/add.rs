@@ -4,7 +4,7 @@
 
 use super::vectors::{Pair, Pool};
 use crate::par::Par;
-use crate::util::digest_u64;
+use crate::support::rng::digest_u64;
 use crate::Output;
 
 /// Pairs per task: a pair merges a few hundred entries on average, a few

@@ -1,7 +1,7 @@
 //! A pool of sparse vectors (sorted, distinct indices) and a list of pairs to
 //! add, each with its own scale factors.
 
-use crate::util::SplitMix64;
+use crate::support::rng::SplitMix64;
 
 /// Indices lie in `0..UNIVERSE`; vectors hold 16 to 1024 of them, so a pair's
 /// overlap ranges from nearly none to most of the shorter one.
