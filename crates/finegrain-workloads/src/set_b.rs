@@ -10,7 +10,6 @@ mod gtfold;
 mod hashjoin;
 mod maxflow;
 mod sva;
-mod tolerance;
 
 use crate::Workload;
 

@@ -12,7 +12,7 @@
 
 use crate::par::{Finegrain, Par, Rayon, Serial};
 use crate::support::rng::SplitMix64;
-use crate::support::tolerance::close;
+use crate::support::tolerance::{check_floats, Scale};
 use crate::{Instance, Output, Size, Workload};
 
 pub struct MatMul;
@@ -157,7 +157,7 @@ impl Instance for MatMulInstance {
         Some(format!("n={} seed={}", self.n, self.seed))
     }
     fn check(&self, reference: &Output, got: &Output) -> Result<(), String> {
-        close(reference, got, TOLERANCE, 0.0)
+        check_floats(reference, got, TOLERANCE, Scale::Each)
     }
 }
 

@@ -12,7 +12,7 @@
 use super::graph::{rmat, Adj, Direction};
 use crate::par::{Finegrain, Par, Rayon};
 use crate::support::shared::SharedMut;
-use crate::support::tolerance::close;
+use crate::support::tolerance::{check_floats, Scale};
 use crate::{Instance, Output, Size, Workload};
 
 pub struct PageRank;
@@ -160,7 +160,7 @@ impl Instance for PageRankInstance {
         Some(self.run(Rayon))
     }
     fn check(&self, reference: &Output, got: &Output) -> Result<(), String> {
-        close(reference, got, TOLERANCE, 0.0)?;
+        check_floats(reference, got, TOLERANCE, Scale::Each)?;
         // Ranks are a probability distribution; a kernel that dropped mass
         // uniformly would still fail here even if the tolerance were loose.
         if let Output::Floats(r) = got {

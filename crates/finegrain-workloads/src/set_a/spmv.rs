@@ -14,7 +14,7 @@ use crate::par::{Finegrain, Par, Rayon};
 use crate::support::io::Csr;
 use crate::support::rng::SplitMix64;
 use crate::support::shared::SharedMut;
-use crate::support::tolerance::close;
+use crate::support::tolerance::{check_floats, Scale};
 use crate::{Instance, Output, Size, Workload};
 
 pub struct SpMV;
@@ -108,6 +108,6 @@ impl Instance for SpMVInstance {
         Some(format!("n={} k={} iters={} seed={}", self.a.nrows, self.k, self.iters, self.seed))
     }
     fn check(&self, reference: &Output, got: &Output) -> Result<(), String> {
-        close(reference, got, TOLERANCE, 0.0)
+        check_floats(reference, got, TOLERANCE, Scale::Each)
     }
 }

@@ -5,9 +5,9 @@
 
 mod lattice;
 
-use super::tolerance::check_floats;
 use crate::par::{Finegrain, Par, Rayon};
 use crate::support::rng::SplitMix64;
+use crate::support::tolerance::{check_floats, Scale};
 use crate::{Instance, Output, Size, Workload};
 use lattice::{Contract, Lattice};
 
@@ -96,7 +96,7 @@ impl Instance for BinomialInstance {
         Some(self.parallel_on(Rayon))
     }
     fn check(&self, reference: &Output, got: &Output) -> Result<(), String> {
-        check_floats(reference, got, TOLERANCE)
+        check_floats(reference, got, TOLERANCE, Scale::Largest)
     }
 }
 

@@ -4,9 +4,9 @@
 mod matrix;
 mod solve;
 
-use super::tolerance::check_floats;
 use crate::par::{Finegrain, Rayon};
 use crate::support::rng::SplitMix64;
+use crate::support::tolerance::{check_floats, Scale};
 use crate::{Instance, Output, Size, Workload};
 use matrix::Csr;
 
@@ -66,7 +66,7 @@ impl Instance for CgInstance {
         Some(Output::Floats(solve::parallel(Rayon, &self.a, &self.b, self.iterations)))
     }
     fn check(&self, reference: &Output, got: &Output) -> Result<(), String> {
-        check_floats(reference, got, TOLERANCE)
+        check_floats(reference, got, TOLERANCE, Scale::Largest)
     }
 }
 
