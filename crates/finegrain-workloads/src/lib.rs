@@ -26,7 +26,7 @@ pub use support::io;
 
 /// The seeded generator the workloads draw their inputs from.
 pub mod util {
-    pub use crate::support::rng::{digest_u64, SplitMix64};
+    pub use crate::support::rng::SplitMix64;
 }
 
 /// Input size: `Test` runs in milliseconds (unit tests), `Small` in tens of

@@ -5,6 +5,7 @@
 //! finalizer), so every index is independent: the loop has no carried state and
 //! measures how cheaply the runtime splits and reduces a flat range.
 
+use crate::support::rng::{mix, GOLDEN};
 use crate::{Instance, Output, Size, Workload};
 use rayon::prelude::*;
 
@@ -38,15 +39,10 @@ struct SumInstance {
     seed: u64,
 }
 
-const GOLDEN: u64 = 0x9E37_79B9_7F4A_7C15;
-
 /// The high half of output `i` (0-based) of `SplitMix64::new(seed)`.
 #[inline]
 fn f(seed: u64, i: usize) -> u64 {
-    let mut z = seed.wrapping_add((i as u64 + 1).wrapping_mul(GOLDEN));
-    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    (z ^ (z >> 31)) >> 32
+    mix(seed.wrapping_add((i as u64 + 1).wrapping_mul(GOLDEN))) >> 32
 }
 
 impl Instance for SumInstance {

@@ -7,8 +7,8 @@ mod pipeline;
 mod stages;
 mod synth;
 
+use crate::support::digest::digest_iter;
 use crate::support::pgm;
-use crate::support::rng::digest_u64;
 use crate::{Instance, Output, Size, Workload};
 use stages::{Dims, EDGE};
 
@@ -57,7 +57,7 @@ struct CannyInstance {
 /// One bit per pixel, set for edges, hashed in row-major order.
 fn edge_digest(class: &[u8]) -> Output {
     let words = class.chunks(64).map(|c| c.iter().enumerate().fold(0u64, |w, (k, &s)| w | (((s == EDGE) as u64) << k)));
-    let (_, hash) = digest_u64(words);
+    let (_, hash) = digest_iter(words);
     Output::Digest { len: class.len(), hash }
 }
 

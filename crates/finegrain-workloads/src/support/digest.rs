@@ -5,18 +5,11 @@
 //! so a permuted or shifted result changes the hash; the terms are independent,
 //! so the parallel versions hash their output with a parallel loop instead of a
 //! serial FNV pass that would dominate the run time of the memory-bound kernels.
+//! Results produced as a stream are hashed serially with [`digest_iter`], to
+//! the same value.
 
+use super::rng::{mix, GOLDEN};
 use crate::par::Par;
-
-const GOLDEN: u64 = 0x9E37_79B9_7F4A_7C15;
-
-/// The SplitMix64 output function.
-#[inline]
-pub fn mix(mut z: u64) -> u64 {
-    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    z ^ (z >> 31)
-}
 
 #[inline]
 fn term(i: usize, x: u64) -> u64 {
@@ -26,6 +19,12 @@ fn term(i: usize, x: u64) -> u64 {
 /// The digest of the sequence `get(0), ..., get(len - 1)`.
 pub fn digest<P: Par>(p: P, len: usize, get: impl Fn(usize) -> u64 + Sync + Send) -> u64 {
     p.fold_chunks(0..len, 512, || 0u64, |h, r| r.fold(h, |h, i| h.wrapping_add(term(i, get(i)))), u64::wrapping_add)
+}
+
+/// The same digest of a sequence given as an iterator, computed serially,
+/// with the sequence's length: for results produced as a stream.
+pub fn digest_iter(xs: impl IntoIterator<Item = u64>) -> (usize, u64) {
+    xs.into_iter().enumerate().fold((0, 0u64), |(_, h), (i, x)| (i + 1, h.wrapping_add(term(i, x))))
 }
 
 /// Several digests folded into one, order-sensitively.
@@ -47,5 +46,7 @@ mod tests {
         let mut w = v.clone();
         w.swap(10, 11);
         assert_ne!(digest(Serial, w.len(), |i| w[i]), h);
+        assert_eq!(digest_iter(v.iter().copied()), (v.len(), h));
+        assert_eq!(digest_iter([]), (0, 0));
     }
 }

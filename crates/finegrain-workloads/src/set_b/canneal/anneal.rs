@@ -17,7 +17,7 @@
 
 use super::netlist::Netlist;
 use crate::par::Par;
-use crate::support::rng::SplitMix64;
+use crate::support::rng::{SplitMix64, GOLDEN};
 use std::sync::atomic::{AtomicU32, Ordering::Relaxed};
 
 /// Proposals per task: each is a few hundred instructions.
@@ -38,7 +38,7 @@ pub struct Schedule {
 /// The swap proposed as number `k` of `step`, and its random number.
 #[inline]
 fn proposal(s: &Schedule, n: usize, step: usize, k: usize) -> (usize, usize, f64) {
-    let mut rng = SplitMix64::new(s.seed ^ ((step as u64) << 40) ^ (k as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15));
+    let mut rng = SplitMix64::new(s.seed ^ ((step as u64) << 40) ^ (k as u64).wrapping_mul(GOLDEN));
     let a = rng.below(n as u64) as usize;
     let b = rng.below(n as u64) as usize;
     (a, b, rng.unit())

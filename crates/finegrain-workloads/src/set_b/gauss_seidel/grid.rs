@@ -9,7 +9,8 @@
 //! neighbours `(i +- 1, j)` are entry `k` of the other colour's rows `i +- 1`.
 
 use crate::par::Par;
-use crate::support::rng::{digest_u64, SplitMix64};
+use crate::support::digest::digest_iter;
+use crate::support::rng::SplitMix64;
 use crate::Output;
 
 /// Rows per task: a row of a colour is about a thousand instructions at Full.
@@ -134,7 +135,7 @@ impl Grid {
 
     /// Every point's bits in row-major order.
     pub fn digest(&self) -> Output {
-        let (len, hash) = digest_u64((0..self.side).flat_map(|i| (0..self.side).map(move |j| (i, j))).map(|(i, j)| self.at(i, j).to_bits()));
+        let (len, hash) = digest_iter((0..self.side).flat_map(|i| (0..self.side).map(move |j| (i, j))).map(|(i, j)| self.at(i, j).to_bits()));
         Output::Digest { len, hash }
     }
 }

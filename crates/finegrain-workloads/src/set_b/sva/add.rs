@@ -4,7 +4,7 @@
 
 use super::vectors::{Pair, Pool};
 use crate::par::Par;
-use crate::support::rng::digest_u64;
+use crate::support::digest::digest_iter;
 use crate::Output;
 
 /// Pairs per task: a pair merges a few hundred entries on average, a few
@@ -41,8 +41,8 @@ pub fn add(pool: &Pool, p: Pair, out: &mut Vec<(u32, f64)>) {
     out.extend(yi[j..].iter().zip(&yv[j..]).map(|(&k, &v)| (k, p.b * v)));
 }
 
-/// A word-at-a-time hash of a sum: the byte-wise digest of `util` would cost
-/// more than the merge itself.
+/// A word-at-a-time FNV-1a hash of a sum, one multiply per word: the stand-in
+/// for using the sum must cost little next to the merge that built it.
 fn summarize(sum: &[(u32, f64)]) -> Summary {
     let hash = sum.iter().fold(0xcbf2_9ce4_8422_2325u64, |h, &(k, v)| {
         let h = (h ^ k as u64).wrapping_mul(0x0000_0100_0000_01B3);
@@ -53,7 +53,7 @@ fn summarize(sum: &[(u32, f64)]) -> Summary {
 
 fn finish(summaries: &[Summary]) -> Output {
     let len = summaries.iter().map(|s| s.len as usize).sum();
-    let (_, hash) = digest_u64(summaries.iter().flat_map(|s| [s.len as u64, s.hash]));
+    let (_, hash) = digest_iter(summaries.iter().flat_map(|s| [s.len as u64, s.hash]));
     Output::Digest { len, hash }
 }
 
