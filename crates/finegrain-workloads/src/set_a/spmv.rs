@@ -56,12 +56,6 @@ struct SpMVInstance {
     seed: u64,
 }
 
-#[inline]
-fn row_dot(a: &Csr, i: usize, x: &[f64]) -> f64 {
-    let (cols, vals) = a.row(i);
-    cols.iter().zip(vals).map(|(&c, &v)| v * x[c as usize]).sum()
-}
-
 impl SpMVInstance {
     fn run<P: Par>(&self, p: P) -> Output {
         let a = &self.a;
@@ -74,7 +68,7 @@ impl SpMVInstance {
                 // SAFETY: chunks of one loop are disjoint.
                 let ys = unsafe { out.slice(rows.clone()) };
                 for (yi, i) in ys.iter_mut().zip(rows) {
-                    *yi = row_dot(a, i, xs);
+                    *yi = a.row_dot(i, xs);
                 }
             });
             std::mem::swap(&mut x, &mut y);
@@ -92,7 +86,7 @@ impl Instance for SpMVInstance {
         let mut y = vec![0.0; x.len()];
         for _ in 0..self.iters {
             for (i, yi) in y.iter_mut().enumerate() {
-                *yi = row_dot(&self.a, i, &x);
+                *yi = self.a.row_dot(i, &x);
             }
             std::mem::swap(&mut x, &mut y);
         }

@@ -5,10 +5,10 @@ mod matrix;
 mod solve;
 
 use crate::par::{Finegrain, Rayon};
+use crate::support::io::Csr;
 use crate::support::rng::SplitMix64;
 use crate::support::tolerance::{check_floats, Scale};
 use crate::{Instance, Output, Size, Workload};
-use matrix::Csr;
 
 /// Parallel dot products associate differently from the serial ones, so the
 /// solutions differ by rounding; relative to the largest entry, this much.
@@ -35,11 +35,11 @@ impl Workload for ConjugateGradient {
             Size::Small => (160, 60),
             Size::Full => (800, 60),
         };
-        let a = Csr::grid_with_links(side, seed);
+        let a = matrix::grid_with_links(side, seed);
         // b = A x* for a known x*, so the tests can see CG converge to x*.
         let mut rng = SplitMix64::new(seed ^ 0x6367_5f72_6873);
-        let truth: Vec<f64> = (0..a.n).map(|_| rng.unit() * 2.0 - 1.0).collect();
-        let b = (0..a.n).map(|i| a.row_dot(i, &truth)).collect();
+        let truth: Vec<f64> = (0..a.nrows).map(|_| rng.unit() * 2.0 - 1.0).collect();
+        let b = (0..a.nrows).map(|i| a.row_dot(i, &truth)).collect();
         Box::new(CgInstance { side, iterations, a, b })
     }
 }
@@ -53,7 +53,7 @@ struct CgInstance {
 
 impl Instance for CgInstance {
     fn describe(&self) -> String {
-        let (side, n, nnz, it) = (self.side, self.a.n, self.a.nnz(), self.iterations);
+        let (side, n, nnz, it) = (self.side, self.a.nrows, self.a.nnz(), self.iterations);
         format!("{side}x{side} grid: n={n}, {nnz} nonzeros, {it} iterations")
     }
     fn serial(&self) -> Output {
@@ -76,16 +76,16 @@ mod tests {
 
     #[test]
     fn matrix_is_symmetric_and_dominant() {
-        let a = Csr::grid_with_links(12, 3);
+        let a = matrix::grid_with_links(12, 3);
         let at = |i: usize, j: usize| {
-            let r = a.row_start[i]..a.row_start[i + 1];
-            a.col[r.clone()].iter().zip(&a.val[r]).find(|(&c, _)| c as usize == j).map_or(0.0, |(_, &v)| v)
+            let (cols, vals) = a.row(i);
+            cols.iter().zip(vals).find(|(&c, _)| c as usize == j).map_or(0.0, |(_, &v)| v)
         };
-        for i in 0..a.n {
-            let r = a.row_start[i]..a.row_start[i + 1];
-            let off: f64 = a.col[r.clone()].iter().zip(&a.val[r.clone()]).filter(|(&c, _)| c as usize != i).map(|(_, v)| v.abs()).sum();
+        for i in 0..a.nrows {
+            let (cols, vals) = a.row(i);
+            let off: f64 = cols.iter().zip(vals).filter(|(&c, _)| c as usize != i).map(|(_, v)| v.abs()).sum();
             assert!(at(i, i) > off);
-            for &j in &a.col[r] {
+            for &j in cols {
                 assert_eq!(at(i, j as usize), at(j as usize, i));
             }
         }
@@ -93,9 +93,9 @@ mod tests {
 
     #[test]
     fn converges_to_the_known_solution() {
-        let a = Csr::grid_with_links(20, 9);
-        let truth: Vec<f64> = (0..a.n).map(|i| (i as f64 * 0.37).sin()).collect();
-        let b: Vec<f64> = (0..a.n).map(|i| a.row_dot(i, &truth)).collect();
+        let a = matrix::grid_with_links(20, 9);
+        let truth: Vec<f64> = (0..a.nrows).map(|i| (i as f64 * 0.37).sin()).collect();
+        let b: Vec<f64> = (0..a.nrows).map(|i| a.row_dot(i, &truth)).collect();
         let x = solve::serial(&a, &b, 200);
         let err = x.iter().zip(&truth).map(|(u, v)| (u - v).abs()).fold(0.0, f64::max);
         assert!(err < 1e-8, "error {err}");

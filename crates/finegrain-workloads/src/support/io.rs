@@ -27,9 +27,18 @@ impl Csr {
     }
 
     /// Columns and values of row `i`.
+    #[inline]
     pub fn row(&self, i: usize) -> (&[u32], &[f64]) {
         let r = self.row_ptr[i]..self.row_ptr[i + 1];
         (&self.col_idx[r.clone()], &self.vals[r])
+    }
+
+    /// `(A x)[i]`, accumulated in column order: every version of a kernel
+    /// computes a row this way, so their products agree bit for bit.
+    #[inline]
+    pub fn row_dot(&self, i: usize, x: &[f64]) -> f64 {
+        let (cols, vals) = self.row(i);
+        cols.iter().zip(vals).map(|(&c, &v)| v * x[c as usize]).sum()
     }
 
     /// Build from `(row, col, value)` triplets in any order; duplicates of one

@@ -3,8 +3,8 @@
 //! for cg: a sparse matrix-vector product (long, irregular), two dot products
 //! (reductions), and scaled vector additions (short, regular).
 
-use super::matrix::Csr;
 use crate::par::Par;
+use crate::support::io::Csr;
 
 /// Rows per task of the product: about 7 nonzeros each, so a few thousand
 /// instructions.
@@ -13,7 +13,7 @@ const ROW_GRAIN: usize = 64;
 const VEC_GRAIN: usize = 512;
 
 pub fn serial(a: &Csr, b: &[f64], iterations: usize) -> Vec<f64> {
-    let n = a.n;
+    let n = a.nrows;
     let (mut x, mut r, mut p, mut q) = (vec![0.0; n], b.to_vec(), b.to_vec(), vec![0.0; n]);
     let mut rr: f64 = r.iter().map(|v| v * v).sum();
     for _ in 0..iterations {
@@ -37,7 +37,7 @@ pub fn serial(a: &Csr, b: &[f64], iterations: usize) -> Vec<f64> {
 }
 
 pub fn parallel<P: Par>(par: P, a: &Csr, b: &[f64], iterations: usize) -> Vec<f64> {
-    let n = a.n;
+    let n = a.nrows;
     let (mut x, mut r, mut p, mut q) = (vec![0.0; n], b.to_vec(), b.to_vec(), vec![0.0; n]);
     let mut rr = par.reduce(0..n, || 0.0, |i| r[i] * r[i], |s, t| s + t);
     for _ in 0..iterations {
