@@ -12,7 +12,7 @@
 //! source, u32::MAX if unreachable), for several sources as in Graph500, which
 //! is the same however the levels were discovered.
 
-use super::graph::{rmat, Adj, Direction};
+use super::rmat::{rmat, Adj, Direction};
 use crate::par::{Finegrain, Par, Rayon, Serial};
 use crate::support::digest::{combine, digest};
 use crate::support::rng::SplitMix64;

@@ -9,7 +9,7 @@
 //! a vertex with more than NESTED_DEGREE in-neighbours sums them with an inner
 //! parallel reduction, so the hubs of a power-law graph do not serialise a chunk.
 
-use super::graph::{rmat, Adj, Direction};
+use super::rmat::{rmat, Adj, Direction};
 use crate::par::{Finegrain, Par, Rayon};
 use crate::support::shared::SharedMut;
 use crate::support::tolerance::{check_floats, Scale};

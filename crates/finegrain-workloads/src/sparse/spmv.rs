@@ -9,7 +9,7 @@
 //! column order, so the parallel result equals the serial one exactly; the
 //! check still allows for rounding (tolerance below) so peers may reorder.
 
-use super::sparse::random_csr;
+use super::random::random_csr;
 use crate::par::{Finegrain, Par, Rayon};
 use crate::support::io::Csr;
 use crate::support::rng::SplitMix64;

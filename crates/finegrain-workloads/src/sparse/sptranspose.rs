@@ -11,7 +11,7 @@
 //! input is the matrix of `sparse.rs`; the transpose is repeated `rounds`
 //! times (odd, so the result is A^T) to make the run long enough to time.
 
-use super::sparse::random_csr;
+use super::random::random_csr;
 use crate::par::{Finegrain, Par, Rayon, Serial};
 use crate::support::digest::{combine, digest};
 use crate::support::io::Csr;
