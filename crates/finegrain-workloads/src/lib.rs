@@ -1,4 +1,21 @@
-//! The papers' workloads (000 section 5.2, 002 section 5.3, 003 section 5.3).
+//! The papers' workloads, from
+//!
+//! - Sanchez, Yoo, Kozyrakis, "Flexible architectural support for fine-grain
+//!   scheduling", ASPLOS 2010, section 5.2;
+//! - Kumar, Hughes, Nguyen, "Carbon: architectural support for fine-grained
+//!   parallelism on chip multiprocessors", ISCA 2007, section 5.3;
+//! - Cheng, Ruttenberg, Richmond, Taylor, Batten, "Beyond static parallel
+//!   loops: supporting dynamic task parallelism on manycore architectures with
+//!   software-managed scratchpad memories", ASPLOS 2023, section 5.3.
+//!
+//! They are grouped by domain: `recursive` (fib, nqueens, uts, cilksort),
+//! `dense` (matmul, transpose, sum), `sparse` (spmv, sptranspose, cg, sva),
+//! `stencil` (gauss-seidel), `graph` (bfs, pagerank, maxflow), `image`
+//! (canny), `db` (hashjoin), `dynprog` (gtfold-loop, gtfold-dataflow,
+//! binomial) and `anneal` (canneal). What they share (the seeded generator,
+//! the result digest, the floating-point tolerance check, input files) is in
+//! `support`; the serial, finegrain and Rayon backends they are written
+//! against are in `par`.
 //!
 //! Each workload is a real program with a serial reference, a parallel version
 //! written once against finegrain's API (so every policy runs it), a Rayon
@@ -37,8 +54,9 @@ pub mod util {
     pub use crate::support::rng::SplitMix64;
 }
 
-/// Input size: `Test` runs in milliseconds (unit tests), `Small` in tens of
-/// milliseconds, `Full` in about 0.5-2 s serially on a 2-core laptop-class machine.
+/// Input size: `Test` for unit tests (milliseconds), `Small` for quick runs,
+/// `Full` for timing: large enough that a serial run takes long next to the
+/// runtime's start-up and measurement noise.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
 pub enum Size {
     Test,

@@ -1,8 +1,9 @@
 //! `canneal`: placement of a netlist by simulated annealing, minimising total
-//! wire length (000 section 5.2, Table 4, refactored from PARSEC's canneal).
-//! Swaps are proposed in batches whose decisions are made in parallel against
-//! the batch's starting placement, so the result is deterministic and must
-//! equal the serial run's exactly.
+//! wire length (Sanchez, Yoo, Kozyrakis, "Flexible architectural support for
+//! fine-grain scheduling", ASPLOS 2010, section 5.2, Table 4, refactored from
+//! PARSEC's canneal). Swaps are proposed in batches whose decisions are made in
+//! parallel against the batch's starting placement, so the result is
+//! deterministic and must equal the serial run's exactly.
 
 mod anneal;
 mod netlist;
@@ -22,7 +23,7 @@ impl Workload for Canneal {
         "simulated-annealing placement of a netlist: batches of swap proposals evaluated in parallel, applied deterministically; final wire length"
     }
     fn source(&self) -> &'static str {
-        "000 section 5.2 (canneal, Table 4; PARSEC)"
+        "Sanchez et al. (ASPLOS 2010), section 5.2 (canneal, Table 4; PARSEC)"
     }
     fn api(&self) -> &'static str {
         "loop"

@@ -1,6 +1,8 @@
 //! `hashjoin`: an equi-join of two generated relations by hashing: build a
-//! table on the smaller, probe it with every tuple of the larger (000 section
-//! 5.2, Table 4). Output: the number of matching pairs and a checksum of them.
+//! table on the smaller, probe it with every tuple of the larger (Sanchez, Yoo,
+//! Kozyrakis, "Flexible architectural support for fine-grain scheduling",
+//! ASPLOS 2010, section 5.2, Table 4). Output: the number of matching pairs and
+//! a checksum of them.
 
 mod partitioned;
 mod table;
@@ -20,7 +22,7 @@ impl Workload for HashJoin {
         "hash join of two relations with skewed keys: count and checksum of matches (parallel: radix partitioning, per-partition tables, probe tasks)"
     }
     fn source(&self) -> &'static str {
-        "000 section 5.2 (hashjoin, Table 4)"
+        "Sanchez et al. (ASPLOS 2010), section 5.2 (hashjoin, Table 4)"
     }
     fn api(&self) -> &'static str {
         "phase"

@@ -31,7 +31,7 @@ impl Workload for MatMul {
         "dense f64 matrix product by recursive quadrant blocking with 16x16 leaf tiles"
     }
     fn source(&self) -> &'static str {
-        "003 section 5.3 and Table 1 (MatMul); 002 section 5.3 and Table 2 (dense matrix-matrix multiply)"
+        "Cheng et al. (ASPLOS 2023), section 5.3 and Table 1 (MatMul); Kumar et al. (Carbon, ISCA 2007), section 5.3 and Table 2 (dense matrix-matrix multiply)"
     }
     fn api(&self) -> &'static str {
         "join"

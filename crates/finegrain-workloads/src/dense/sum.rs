@@ -19,7 +19,7 @@ impl Workload for Sum {
         "sum of a hash of i over a flat range (plain parallel loop with a reduction)"
     }
     fn source(&self) -> &'static str {
-        "003 Figure 3(e) (sum with parallel_reduce) and section 5.3; 000 section 4 (loop tasks with reductions)"
+        "Cheng et al. (ASPLOS 2023), Figure 3(e) (sum with parallel_reduce) and section 5.3; Sanchez et al. (ASPLOS 2010), section 4 (loop tasks with reductions)"
     }
     fn api(&self) -> &'static str {
         "reduce"

@@ -30,7 +30,7 @@ impl Workload for Transpose {
         "recursive cache-oblivious out-of-place transpose of a rectangular f64 matrix, repeated back and forth"
     }
     fn source(&self) -> &'static str {
-        "003 section 5.3 and Table 1 (MatrixTranspose, recursive spawn-and-sync)"
+        "Cheng et al. (ASPLOS 2023), section 5.3 and Table 1 (MatrixTranspose, recursive spawn-and-sync)"
     }
     fn api(&self) -> &'static str {
         "join"

@@ -1,7 +1,9 @@
 //! `binomial`: American option prices on binomial lattices for a batch of
-//! contracts (002 section 5.3, Table 2: "1D Binomial Tree used for option
-//! pricing"), parallel over contracts and, for deep lattices, over blocks of
-//! nodes within bands of levels.
+//! contracts (Kumar, Hughes, Nguyen, "Carbon: architectural support for
+//! fine-grained parallelism on chip multiprocessors", ISCA 2007, section 5.3,
+//! Table 2: "1D Binomial Tree used for option pricing"), parallel over
+//! contracts and, for deep lattices, over blocks of nodes within bands of
+//! levels.
 
 mod lattice;
 
@@ -29,7 +31,7 @@ impl Workload for Binomial {
         "American options priced on Cox-Ross-Rubinstein binomial lattices; parallel over contracts and within deep lattices"
     }
     fn source(&self) -> &'static str {
-        "002 section 5.3 (BT, Table 2)"
+        "Kumar et al. (Carbon, ISCA 2007), section 5.3 (BT, Table 2)"
     }
     fn api(&self) -> &'static str {
         "loop"

@@ -1,9 +1,10 @@
-//! `gtfold-loop` and `gtfold-dataflow`: a GTfold-like dynamic program over
-//! the upper triangle of an RNA sequence (000 section 5.2 and section 6.4):
-//! cell `(i, j)` depends on `(i, j-1)` and `(i+1, j)`, and its cost is bimodal.
-//! The loop version runs one parallel loop per diagonal; the dataflow version
-//! runs blocks of cells as their predecessors finish. Both must reproduce the
-//! serial table exactly.
+//! `gtfold-loop` and `gtfold-dataflow`: a GTfold-like dynamic program over the
+//! upper triangle of an RNA sequence (Sanchez, Yoo, Kozyrakis, "Flexible
+//! architectural support for fine-grain scheduling", ASPLOS 2010, sections 5.2
+//! and 6.4): cell `(i, j)` depends on `(i, j-1)` and `(i+1, j)`, and its cost
+//! is bimodal. The loop version runs one parallel loop per diagonal; the
+//! dataflow version runs blocks of cells as their predecessors finish. Both
+//! must reproduce the serial table exactly.
 
 mod dataflow;
 mod energy;
@@ -40,7 +41,7 @@ impl Workload for GtfoldLoop {
         "RNA-folding-like triangular dynamic program with bimodal cell costs; one parallel loop per anti-diagonal"
     }
     fn source(&self) -> &'static str {
-        "000 section 5.2 (gtfold, Table 4) and section 6.4 (loop-parallel original)"
+        "Sanchez et al. (ASPLOS 2010), section 5.2 (gtfold, Table 4) and section 6.4 (loop-parallel original)"
     }
     fn api(&self) -> &'static str {
         "loop"
@@ -58,7 +59,7 @@ impl Workload for GtfoldDataflow {
         "the same dynamic program as gtfold-loop as a dataflow graph of 4x4-cell blocks, each run when its left and lower blocks finish"
     }
     fn source(&self) -> &'static str {
-        "000 section 6.4 (task-parallel gtfold)"
+        "Sanchez et al. (ASPLOS 2010), section 6.4 (task-parallel gtfold)"
     }
     fn api(&self) -> &'static str {
         "graph"

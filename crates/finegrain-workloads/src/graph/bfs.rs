@@ -1,11 +1,14 @@
 //! bfs: level-synchronous breadth-first search on an undirected R-MAT graph.
 //!
-//! As in Ligra's BFS (the version 003 runs), each level is either a push step
-//! (top-down: a parallel loop over the frontier; each unvisited neighbour is
-//! claimed with a compare-and-swap on its level) or, when the frontier's edges
-//! are a large share of the graph, a pull step (bottom-up: a parallel loop over
-//! all unvisited vertices, each looking for a neighbour on the current level
-//! and stopping at the first; no atomics needed). Beamer's direction-optimizing
+//! As in Ligra's BFS, the version run by Cheng, Ruttenberg, Richmond, Taylor,
+//! Batten, "Beyond static parallel loops: supporting dynamic task parallelism
+//! on manycore architectures with software-managed scratchpad memories", ASPLOS
+//! 2023, section 5.3, each level is either a push step (top-down: a parallel
+//! loop over the frontier; each unvisited neighbour is claimed with a
+//! compare-and-swap on its level) or, when the frontier's edges are a large
+//! share of the graph, a pull step (bottom-up: a parallel loop over all
+//! unvisited vertices, each looking for a neighbour on the current level and
+//! stopping at the first; no atomics needed). Beamer's direction-optimizing
 //! rule picks the step. The next frontier is gathered by the loops' own
 //! reduction: each task collects its discoveries and the pieces are
 //! concatenated in order. The output is every vertex's level (distance from the
@@ -37,7 +40,7 @@ impl Workload for Bfs {
         "direction-optimizing level-synchronous BFS levels from several sources on an undirected R-MAT graph"
     }
     fn source(&self) -> &'static str {
-        "003 section 5.3 and Table 1 (BFS, Ligra pull/push hybrid, nested parallel_for)"
+        "Cheng et al. (ASPLOS 2023), section 5.3 and Table 1 (BFS, Ligra pull/push hybrid, nested parallel_for)"
     }
     fn api(&self) -> &'static str {
         "loop"

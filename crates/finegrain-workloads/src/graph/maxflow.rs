@@ -1,5 +1,6 @@
 //! `maxflow`: the value of a maximum flow through a random level graph, by
-//! push-relabel (000 section 5.2, Table 4: "4K RLG").
+//! push-relabel (Sanchez, Yoo, Kozyrakis, "Flexible architectural support for
+//! fine-grain scheduling", ASPLOS 2010, section 5.2, Table 4: "4K RLG").
 
 mod network;
 mod serial;
@@ -19,7 +20,7 @@ impl Workload for MaxFlow {
         "maximum flow value of a random level graph by push-relabel (serial FIFO; parallel synchronous rounds)"
     }
     fn source(&self) -> &'static str {
-        "000 section 5.2 (maxflow, Table 4)"
+        "Sanchez et al. (ASPLOS 2010), section 5.2 (maxflow, Table 4)"
     }
     fn api(&self) -> &'static str {
         "loop"

@@ -1,13 +1,16 @@
 //! pagerank: pull-based PageRank on an R-MAT power-law graph.
 //!
-//! As in Ligra's PageRank (the version 003 runs): every iteration each vertex
-//! pulls the rank of its in-neighbours, scaled by their out-degrees. Rank held
-//! by vertices without out-edges is spread evenly over all vertices, so ranks
-//! keep summing to 1. The run is a fixed number of iterations, each two loops:
-//! one over vertices computing contributions and the dangling mass (a
-//! reduction), one over vertices pulling. The pull loop is nested, as in 003:
-//! a vertex with more than NESTED_DEGREE in-neighbours sums them with an inner
-//! parallel reduction, so the hubs of a power-law graph do not serialise a chunk.
+//! As in Ligra's PageRank, the version run by Cheng, Ruttenberg, Richmond,
+//! Taylor, Batten, "Beyond static parallel loops: supporting dynamic task
+//! parallelism on manycore architectures with software-managed scratchpad
+//! memories", ASPLOS 2023, section 5.3: every iteration each vertex pulls the
+//! rank of its in-neighbours, scaled by their out-degrees. Rank held by
+//! vertices without out-edges is spread evenly over all vertices, so ranks keep
+//! summing to 1. The run is a fixed number of iterations, each two loops: one
+//! over vertices computing contributions and the dangling mass (a reduction),
+//! one over vertices pulling. The pull loop is nested, as there: a vertex with
+//! more than NESTED_DEGREE in-neighbours sums them with an inner parallel
+//! reduction, so the hubs of a power-law graph do not serialise a chunk.
 
 use super::rmat::{rmat, Adj, Direction};
 use crate::par::{Finegrain, Par, Rayon};
@@ -34,7 +37,7 @@ impl Workload for PageRank {
         "pull-based PageRank, fixed iterations, on an R-MAT power-law graph (nested parallel loops)"
     }
     fn source(&self) -> &'static str {
-        "003 section 5.3 and Table 1 (PageRank, Ligra pull-based, nested parallel_for)"
+        "Cheng et al. (ASPLOS 2023), section 5.3 and Table 1 (PageRank, Ligra pull-based, nested parallel_for)"
     }
     fn api(&self) -> &'static str {
         "loop"

@@ -1,6 +1,9 @@
-//! `canny`: Canny edge detection (000 section 5.2's ced, from OpenCV; 002
-//! section 5.3's CED) on a synthetic image, or on a PGM file named by the
-//! `FINEGRAIN_CANNY_PGM` environment variable.
+//! `canny`: Canny edge detection on a synthetic image, or on a PGM file named
+//! by the `FINEGRAIN_CANNY_PGM` environment variable: the ced (from OpenCV) of
+//! Sanchez, Yoo, Kozyrakis, "Flexible architectural support for fine-grain
+//! scheduling", ASPLOS 2010, section 5.2, and the CED of Kumar, Hughes,
+//! Nguyen, "Carbon: architectural support for fine-grained parallelism on chip
+//! multiprocessors", ISCA 2007, section 5.3.
 
 mod hysteresis;
 mod pipeline;
@@ -25,7 +28,7 @@ impl Workload for Canny {
         "Canny edge detection: Gaussian blur, Sobel, non-maximum suppression, hysteresis by pixel tasks (FINEGRAIN_CANNY_PGM=file.pgm for a real image)"
     }
     fn source(&self) -> &'static str {
-        "000 section 5.2 (ced, Table 4); 002 section 5.3 (CED)"
+        "Sanchez et al. (ASPLOS 2010), section 5.2 (ced, Table 4); Kumar et al. (Carbon, ISCA 2007), section 5.3 (CED)"
     }
     fn api(&self) -> &'static str {
         "loop-2d"

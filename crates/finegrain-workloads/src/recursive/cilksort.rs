@@ -26,7 +26,7 @@ impl Workload for CilkSort {
         "mergesort of random 64-bit keys with parallel quarter sorts and binary-search-split parallel merges"
     }
     fn source(&self) -> &'static str {
-        "003 section 5.3 and Table 1 (CilkSort, recursive spawn-and-sync); 000 section 5.2 (mergesort)"
+        "Cheng et al. (ASPLOS 2023), section 5.3 and Table 1 (CilkSort, recursive spawn-and-sync); Sanchez et al. (ASPLOS 2010), section 5.2 (mergesort)"
     }
     fn api(&self) -> &'static str {
         "join"

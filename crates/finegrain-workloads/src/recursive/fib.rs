@@ -16,7 +16,7 @@ impl Workload for Fib {
         "n-th Fibonacci number by doubly recursive calls, every call a join (no cutoff)"
     }
     fn source(&self) -> &'static str {
-        "003 section 4.4 and Figure 3 (Fib micro-benchmark, parallel_invoke); 003 section 5.3"
+        "Cheng et al. (ASPLOS 2023), section 4.4 and Figure 3 (Fib micro-benchmark, parallel_invoke) and section 5.3"
     }
     fn api(&self) -> &'static str {
         "join"

@@ -1,15 +1,17 @@
 //! nqueens: count the placements of n non-attacking queens by backtracking.
 //!
 //! The board is three bitmasks (occupied columns and the two diagonals, shifted
-//! one step per row), so a search node costs about twenty instructions. For
-//! the first PAR_DEPTH queens every free column is spawned as a task into a
-//! scope, as in Cilk's nqueens (003 parallelises "over the potential positions
-//! of the next queen"); each task writes its count into its own slot and the
-//! parent adds the slots once the scope has ended. Below that depth the search
-//! is serial. The early rows prune little and the late ones a lot, so a fixed
-//! depth gives n = 14 a quarter of a million leaf tasks of about a hundred
-//! nodes (a few thousand instructions), while n = 8 still spawns down to its
-//! last two rows.
+//! one step per row), so a search node costs about twenty instructions. For the
+//! first PAR_DEPTH queens every free column is spawned as a task into a scope,
+//! as in Cilk's nqueens (Cheng, Ruttenberg, Richmond, Taylor, Batten, "Beyond
+//! static parallel loops: supporting dynamic task parallelism on manycore
+//! architectures with software-managed scratchpad memories", ASPLOS 2023,
+//! section 5.3, parallelise "over the potential positions of the next queen");
+//! each task writes its count into its own slot and the parent adds the slots
+//! once the scope has ended. Below that depth the search is serial. The early
+//! rows prune little and the late ones a lot, so a fixed depth gives n = 14 a
+//! quarter of a million leaf tasks of about a hundred nodes (a few thousand
+//! instructions), while n = 8 still spawns down to its last two rows.
 
 use crate::{Instance, Output, Size, Workload};
 
@@ -26,7 +28,7 @@ impl Workload for NQueens {
         "number of solutions of the n-queens problem by backtracking, one spawned task per column of the next queen"
     }
     fn source(&self) -> &'static str {
-        "003 section 5.3 and Table 1 (NQueens, recursive parallel_for)"
+        "Cheng et al. (ASPLOS 2023), section 5.3 and Table 1 (NQueens, recursive parallel_for)"
     }
     fn api(&self) -> &'static str {
         "scope"

@@ -36,7 +36,7 @@ impl Workload for Uts {
         "node count of an unbalanced tree with geometric branching (UTS T1-like), expanded as a task phase"
     }
     fn source(&self) -> &'static str {
-        "003 section 5.3 and Table 1 (UTS, T1-style geometric tree; Olivier et al. [40])"
+        "Cheng et al. (ASPLOS 2023), section 5.3 and Table 1 (UTS, T1-style geometric tree; Olivier et al., LCPC 2006)"
     }
     fn api(&self) -> &'static str {
         "phase"

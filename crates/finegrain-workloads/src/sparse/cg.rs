@@ -1,5 +1,6 @@
-//! `cg`: conjugate gradient on a sparse SPD matrix (000 section 5.2, Table 4;
-//! 000 section 6.4 notes it needs fast reductions).
+//! `cg`: conjugate gradient on a sparse SPD matrix (Sanchez, Yoo, Kozyrakis,
+//! "Flexible architectural support for fine-grain scheduling", ASPLOS 2010,
+//! section 5.2, Table 4; their section 6.4 notes it needs fast reductions).
 
 mod matrix;
 mod solve;
@@ -24,7 +25,7 @@ impl Workload for ConjugateGradient {
         "conjugate gradient, fixed iterations, on a 2-D Laplacian with random couplings (CSR); parallel SpMV and reductions"
     }
     fn source(&self) -> &'static str {
-        "000 section 5.2 (cg, Table 4) and section 6.4 (reductions)"
+        "Sanchez et al. (ASPLOS 2010), section 5.2 (cg, Table 4) and section 6.4 (reductions)"
     }
     fn api(&self) -> &'static str {
         "reduce"

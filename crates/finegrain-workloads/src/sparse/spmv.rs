@@ -1,13 +1,15 @@
 //! spmv: repeated sparse matrix-vector multiplication in CSR form.
 //!
 //! Computes x_{t+1} = A x_t for `iters` steps from a random start vector, with
-//! A the random matrix of `sparse.rs` (about k entries per row, every row sum
+//! A the random matrix of `random.rs` (about k entries per row, every row sum
 //! below 1). Each step depends on the previous one, as in an iterative solver.
-//! A step is one parallel loop over rows in chunks of ROWS_PER_TASK rows (002's
-//! SMVM hands 4 rows to a task; with k = 16 a 32-row chunk is about 500
-//! multiply-adds, a few thousand instructions). Every row is summed serially in
-//! column order, so the parallel result equals the serial one exactly; the
-//! check still allows for rounding (tolerance below) so peers may reorder.
+//! A step is one parallel loop over rows in chunks of ROWS_PER_TASK rows (the
+//! SMVM of Kumar, Hughes, Nguyen, "Carbon: architectural support for
+//! fine-grained parallelism on chip multiprocessors", ISCA 2007, hands 4 rows
+//! to a task; with k = 16 a 32-row chunk is about 500 multiply-adds, a few
+//! thousand instructions). Every row is summed serially in column order, so the
+//! parallel result equals the serial one exactly; the check still allows for
+//! rounding (tolerance below) so peers may reorder.
 
 use super::random::random_csr;
 use crate::par::{Finegrain, Par, Rayon};
@@ -30,7 +32,7 @@ impl Workload for SpMV {
         "iterated CSR sparse matrix times dense vector, parallel over row chunks"
     }
     fn source(&self) -> &'static str {
-        "003 section 5.3 and Table 1 (SpMV, parallel_for); 002 section 5.3 and Table 2 (SMVM)"
+        "Cheng et al. (ASPLOS 2023), section 5.3 and Table 1 (SpMV, parallel_for); Kumar et al. (Carbon, ISCA 2007), section 5.3 and Table 2 (SMVM)"
     }
     fn api(&self) -> &'static str {
         "loop"

@@ -8,7 +8,7 @@
 //! slot with an atomic cursor. Claims race, so a new row comes out in arbitrary
 //! order; a last parallel loop sorts every row by column (columns are unique
 //! within a row, so the result is canonical and equals the serial one). The
-//! input is the matrix of `sparse.rs`; the transpose is repeated `rounds`
+//! input is the matrix of `random.rs`; the transpose is repeated `rounds`
 //! times (odd, so the result is A^T) to make the run long enough to time.
 
 use super::random::random_csr;
@@ -35,7 +35,7 @@ impl Workload for SpTranspose {
         "CSR to CSR sparse matrix transpose by parallel counting, prefix sum, atomic scatter and row sort"
     }
     fn source(&self) -> &'static str {
-        "003 section 5.3 and Table 1 (SpMatrixTranspose, parallel_for)"
+        "Cheng et al. (ASPLOS 2023), section 5.3 and Table 1 (SpMatrixTranspose, parallel_for)"
     }
     fn api(&self) -> &'static str {
         "loop"

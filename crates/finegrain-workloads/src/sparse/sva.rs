@@ -1,6 +1,8 @@
 //! `sva`: scaled addition of many pairs of sparse vectors, `a x + b y`, each a
-//! merge of sorted index lists (002 section 5.3, Table 2: "Scaled Vector
-//! Addition, V3 = a x V1 + b x V2", here on sparse vectors).
+//! merge of sorted index lists (Kumar, Hughes, Nguyen, "Carbon: architectural
+//! support for fine-grained parallelism on chip multiprocessors", ISCA 2007,
+//! section 5.3, Table 2: "Scaled Vector Addition, V3 = a x V1 + b x V2", here
+//! on sparse vectors).
 
 mod add;
 mod vectors;
@@ -20,7 +22,7 @@ impl Workload for SparseVectorAdd {
         "scaled sums a*x + b*y of many pairs of sparse vectors by merging sorted index lists; digest of the sums"
     }
     fn source(&self) -> &'static str {
-        "002 section 5.3 (SVA, Table 2)"
+        "Kumar et al. (Carbon, ISCA 2007), section 5.3 (SVA, Table 2)"
     }
     fn api(&self) -> &'static str {
         "loop"

@@ -1,5 +1,7 @@
 //! `gauss-seidel`: red-black Gauss-Seidel sweeps for the 2-D Poisson problem
-//! (002 section 5.3, Table 2: "Red-Black Gauss-Seidel on a 2D Grid").
+//! (Kumar, Hughes, Nguyen, "Carbon: architectural support for fine-grained
+//! parallelism on chip multiprocessors", ISCA 2007, section 5.3, Table 2:
+//! "Red-Black Gauss-Seidel on a 2D Grid").
 
 mod grid;
 
@@ -17,7 +19,7 @@ impl Workload for GaussSeidel {
         "red-black Gauss-Seidel sweeps of the 5-point Poisson equation on a square grid; each colour a parallel loop over rows"
     }
     fn source(&self) -> &'static str {
-        "002 section 5.3 (GS, Table 2)"
+        "Kumar et al. (Carbon, ISCA 2007), section 5.3 (GS, Table 2)"
     }
     fn api(&self) -> &'static str {
         "loop"

@@ -1,7 +1,7 @@
-//! Simulated annealing of the placement, as PARSEC's canneal does (000
-//! section 5.2): propose swapping the locations of two random elements,
-//! accept if the wire length drops, or with probability `exp(-delta / T)` if
-//! it grows, and cool down step by step.
+//! Simulated annealing of the placement, as PARSEC's canneal does (Sanchez et
+//! al. (ASPLOS 2010), section 5.2): propose swapping the locations of two
+//! random elements, accept if the wire length drops, or with probability
+//! `exp(-delta / T)` if it grows, and cool down step by step.
 //!
 //! To make the parallel run checkable, each temperature step is a batch of
 //! proposals decided against the placement at the start of the batch:

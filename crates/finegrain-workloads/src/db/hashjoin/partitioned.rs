@@ -1,7 +1,7 @@
-//! The parallel join: radix-partition both relations by the high bits of
-//! the key's hash so that each partition's table fits in cache (the radix
-//! join of Boncz, Manegold and Kersten, VLDB'99; 000 takes its hashjoin from
-//! Chen et al., SPAA'07, its reference 18), build one table per partition,
+//! The parallel join: radix-partition both relations by the high bits of the
+//! key's hash so that each partition's table fits in cache (the radix join of
+//! Boncz, Manegold and Kersten, VLDB'99; Sanchez et al. (ASPLOS 2010) take
+//! their hashjoin from Chen et al., SPAA'07), build one table per partition,
 //! then probe.
 //!
 //! Probing is a task phase: a task holds a partition and a range of its probe

@@ -2,13 +2,13 @@
 //! induction over it: serially level by level, or in parallel by bands of
 //! levels.
 //!
-//! Parallel bands: from level `i`, a band computes level `i - H` directly.
-//! The output nodes are cut into blocks; a block of output nodes `lo..hi`
-//! depends only on input nodes `lo..hi + H`, so each block is an independent
-//! task that copies its trapezoid of inputs and walks it down `H` levels (the
-//! task tree of 002 section 5.3's BT, flattened into one loop per band). Every
-//! node is computed by [`Lattice::node`] from the same two values as in the
-//! serial order, so the prices are bit-identical.
+//! Parallel bands: from level `i`, a band computes level `i - H` directly. The
+//! output nodes are cut into blocks; a block of output nodes `lo..hi` depends
+//! only on input nodes `lo..hi + H`, so each block is an independent task that
+//! copies its trapezoid of inputs and walks it down `H` levels (the task tree
+//! of the BT of Kumar et al. (Carbon, ISCA 2007), section 5.3, flattened into
+//! one loop per band). Every node is computed by [`Lattice::node`] from the
+//! same two values as in the serial order, so the prices are bit-identical.
 
 use crate::par::Par;
 

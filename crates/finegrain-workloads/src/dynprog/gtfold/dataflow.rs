@@ -1,8 +1,9 @@
-//! The task-parallel refactoring of 000 section 6.4: no per-diagonal
-//! barrier; a block of cells runs as soon as the block to its left and the
-//! block below it are done. With finegrain, a dataflow [`finegrain::Graph`]
-//! with one node per block; with Rayon, the paper's own scheme: a counter per
-//! block, and the task that completes a block's last predecessor spawns it.
+//! The task-parallel refactoring of Sanchez et al. (ASPLOS 2010), section 6.4:
+//! no per-diagonal barrier; a block of cells runs as soon as the block to its
+//! left and the block below it are done. With finegrain, a dataflow
+//! [`finegrain::Graph`] with one node per block; with Rayon, the paper's own
+//! scheme: a counter per block, and the task that completes a block's last
+//! predecessor spawns it.
 //!
 //! Inside a block, rows go bottom-up and each row left to right, so a cell's
 //! two predecessors are done before it, in this block or in the two
@@ -11,8 +12,9 @@
 use super::energy::Table;
 use std::sync::atomic::{AtomicU8, Ordering};
 
-/// Cells per block side: a 4x4 block holds about six long cells, some
-/// 15 K cycles of work, like gtfold's tasks in 000 Table 4.
+/// Cells per block side: a 4x4 block holds about six long cells, some 15 K
+/// cycles of work, like gtfold's tasks in Sanchez et al. (ASPLOS 2010),
+/// Table 4.
 const BLOCK: usize = 4;
 
 /// The sequence and the table, whose cells the block tasks fill. The

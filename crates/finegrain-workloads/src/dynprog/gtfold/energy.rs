@@ -1,6 +1,7 @@
 //! A simplified free-energy recurrence for RNA secondary structure, in the
-//! shape of GTfold's (Mathuriya et al., SAC 2009, cited by 000 section 5.2):
-//! over the upper triangle of subsequences `i..=j`,
+//! shape of GTfold's (Mathuriya et al., SAC 2009, cited by Sanchez, Yoo,
+//! Kozyrakis, "Flexible architectural support for fine-grain scheduling",
+//! ASPLOS 2010, section 5.2): over the upper triangle of subsequences `i..=j`,
 //!
 //! - `V(i, j)`: best energy of `i..=j` closed by the pair `(i, j)`: a hairpin,
 //!   a stacked pair on `V(i+1, j-1)`, or an internal loop around an inner
@@ -10,9 +11,10 @@
 //!   `(i, j)`, or split it in two at a point near `i`.
 //!
 //! Every cell read lies in the triangle spanned by `(i, j-1)` and `(i+1, j)`,
-//! so a cell is ready once those two are done (000 section 6.4). The cost is
-//! bimodal, and set by the sequence: a cell whose ends can pair (about 3 in 8)
-//! scans its internal loops, about 40 times the work of one that cannot.
+//! so a cell is ready once those two are done (Sanchez et al., section 6.4).
+//! The cost is bimodal, and set by the sequence: a cell whose ends can pair
+//! (about 3 in 8) scans its internal loops, about 40 times the work of one that
+//! cannot.
 
 use crate::support::rng::SplitMix64;
 use std::sync::atomic::{AtomicI32, Ordering::Relaxed};
@@ -20,7 +22,7 @@ use std::sync::atomic::{AtomicI32, Ordering::Relaxed};
 pub const INF: i32 = i32::MAX / 4;
 /// Largest internal loop (GTfold uses 30); sets the cost of a pairable cell,
 /// chosen so that it is about 40 times that of a cell that cannot pair, the
-/// ratio 000 section 5.2 reports for gtfold.
+/// ratio Sanchez et al. (ASPLOS 2010), section 5.2, report for gtfold.
 const MAX_LOOP: usize = 36;
 /// Split points tried for `W`; sets the cost of every cell.
 const SPLITS: usize = 8;

@@ -1,6 +1,7 @@
 //! The serial reference and the loop-parallel version: one parallel loop per
-//! diagonal, as the original GTfold does (000 section 6.4), which makes many
-//! short phases whose tasks are either short or about 40 times longer.
+//! diagonal, as the original GTfold does (Sanchez et al. (ASPLOS 2010), section
+//! 6.4), which makes many short phases whose tasks are either short or about 40
+//! times longer.
 
 use super::energy::Table;
 use crate::par::Par;

@@ -1,8 +1,8 @@
 //! A random level graph (the "RLG" family of the maxflow literature, which
-//! 000 Table 4 uses as input): `levels` columns of `width` vertices; each
-//! vertex sends a few arcs of random capacity to random vertices of the next
-//! column and one to a random vertex of its own column, the source feeds the
-//! first column and the last column drains into the sink.
+//! Sanchez et al. (ASPLOS 2010) use as input, Table 4): `levels` columns of
+//! `width` vertices; each vertex sends a few arcs of random capacity to random
+//! vertices of the next column and one to a random vertex of its own column,
+//! the source feeds the first column and the last column drains into the sink.
 
 use crate::support::rng::SplitMix64;
 

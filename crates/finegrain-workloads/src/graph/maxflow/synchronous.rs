@@ -1,6 +1,6 @@
-//! Synchronous parallel push-relabel: rounds of parallel loops over the
-//! active vertices (000 section 5.2's maxflow has tasks of a few hundred
-//! instructions: here, one vertex's discharge).
+//! Synchronous parallel push-relabel: rounds of parallel loops over the active
+//! vertices (the maxflow of Sanchez et al. (ASPLOS 2010), section 5.2, has
+//! tasks of a few hundred instructions: here, one vertex's discharge).
 //!
 //! A round, with labels frozen for its first two steps:
 //! 1. push: every active `v` pushes along arcs `(v, w)` with

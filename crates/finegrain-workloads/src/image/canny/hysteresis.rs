@@ -3,10 +3,11 @@
 //! components that hold a strong pixel, so it does not depend on the order in
 //! which the components are grown; the parallel versions are deterministic.
 //!
-//! The parallel growth is 002 section 5.3's CED: "a task is to check if a
-//! single pixel should be classified as edge and if its neighbors should also
-//! be checked". A pixel is claimed by the compare-and-swap that turns it into
-//! `EDGE`, so each pixel is expanded by exactly one task.
+//! The parallel growth is the CED of Kumar et al. (Carbon, ISCA 2007), section
+//! 5.3: "a task is to check if a single pixel should be classified as edge and
+//! if its neighbors should also be checked". A pixel is claimed by the
+//! compare-and-swap that turns it into `EDGE`, so each pixel is expanded by
+//! exactly one task.
 
 use super::stages::{self, Dims, EDGE, STRONG, WEAK};
 use std::sync::atomic::{AtomicU8, Ordering::Relaxed};

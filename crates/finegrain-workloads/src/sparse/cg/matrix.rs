@@ -1,8 +1,9 @@
 //! A sparse symmetric positive definite matrix in compressed row (CSR) form:
 //! the 5-point Laplacian of a square grid plus random long-range couplings,
 //! with a diagonal that dominates each row. The couplings make row lengths and
-//! access patterns irregular, like the structural matrix (bcsstk16) of 000
-//! Table 4; dominance keeps it SPD, so conjugate gradient converges.
+//! access patterns irregular, like the structural matrix (bcsstk16) of Sanchez
+//! et al. (ASPLOS 2010), Table 4; dominance keeps it SPD, so conjugate gradient
+//! converges.
 
 use crate::support::io::Csr;
 use crate::support::rng::SplitMix64;

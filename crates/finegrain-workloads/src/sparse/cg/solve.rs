@@ -1,7 +1,8 @@
 //! Conjugate gradient (Hestenes and Stiefel, 1952) for a fixed number of
-//! iterations, from x = 0. Each iteration is the phases 000 section 5.2 lists
-//! for cg: a sparse matrix-vector product (long, irregular), two dot products
-//! (reductions), and scaled vector additions (short, regular).
+//! iterations, from x = 0. Each iteration is the phases Sanchez et al. (ASPLOS
+//! 2010), section 5.2, list for cg: a sparse matrix-vector product (long,
+//! irregular), two dot products (reductions), and scaled vector additions
+//! (short, regular).
 
 use crate::par::Par;
 use crate::support::io::Csr;
