@@ -212,7 +212,7 @@ fn thread_cpu_seconds() -> f64 {
 }
 
 // The PGM reader, included from its source since the crate keeps it private.
-#[path = "../src/support/pgm.rs"]
+#[path = "../../src/support/pgm.rs"]
 mod pgm;
 
 use pgm::PgmError;
