@@ -1,149 +1,16 @@
-//! Set-B workloads at `Size::Test`: finegrain at 1, 2 and 8 threads and Rayon,
-//! each checked against the serial reference.
+//! canny, and the PGM reader it loads real images with.
 
-use finegrain_workloads::{by_name, Instance, Output, Size};
-use std::time::Instant;
+use crate::common::{check_small, check_workload, prepare};
+use finegrain_workloads::{Instance, Size};
 
-const SET_B: &[&str] = &["maxflow", "canny", "cg", "gauss-seidel", "sva", "binomial", "hashjoin", "gtfold-loop", "gtfold-dataflow", "canneal"];
-
-fn prepare(name: &str, size: Size) -> Box<dyn Instance> {
-    prepare_seeded(name, size, 42)
-}
-
-fn prepare_seeded(name: &str, size: Size, seed: u64) -> Box<dyn Instance> {
-    by_name(name).unwrap_or_else(|| panic!("workload {name} is not registered")).prepare(size, seed)
-}
-
-fn check_everywhere(name: &str) {
-    let inst = prepare(name, Size::Test);
-    let reference = inst.serial();
-    for threads in [1, 2, 8] {
-        let pool = finegrain::Pool::new(threads, "ws").unwrap();
-        let got = pool.install(|| inst.parallel());
-        inst.check(&reference, &got).unwrap_or_else(|e| panic!("{name} on {threads} threads: {e}"));
-    }
-    if let Some(got) = inst.rayon() {
-        inst.check(&reference, &got).unwrap_or_else(|e| panic!("{name} on rayon: {e}"));
-    }
-    for bad in corruptions(&reference) {
-        assert!(inst.check(&reference, &bad).is_err(), "{name}: check accepted {bad:?} for {reference:?}");
-    }
-    // The input is a function of the seed alone.
-    let again = prepare_seeded(name, Size::Test, 42).serial();
-    inst.check(&reference, &again).unwrap_or_else(|e| panic!("{name}: same seed, different input: {e}"));
-    let other = prepare_seeded(name, Size::Test, 43).serial();
-    assert!(inst.check(&reference, &other).is_err(), "{name}: seeds 42 and 43 give the same result");
-}
-
-/// `Size::Small` under two threads: larger inputs reach code paths (deep
-/// lattices, many partitions, long diagonals) that `Test` barely touches.
-fn check_small(name: &str) {
-    let inst = prepare(name, Size::Small);
-    let reference = inst.serial();
-    let pool = finegrain::Pool::new(2, "ws").unwrap();
-    let got = pool.install(|| inst.parallel());
-    inst.check(&reference, &got).unwrap_or_else(|e| panic!("{name} at Small: {e}"));
-}
-
-#[test]
-fn small_sizes() {
-    // canny is left to its own test, which sets an environment variable.
-    for name in SET_B.iter().filter(|&&n| n != "canny") {
-        check_small(name);
-    }
-}
-
-#[test]
-fn set_b_is_registered_with_its_sources() {
-    let all = finegrain_workloads::all();
-    for name in SET_B {
-        let found: Vec<_> = all.iter().filter(|w| w.name() == *name).collect();
-        assert_eq!(found.len(), 1, "{name} must be registered once");
-        let w = found[0];
-        assert!(w.source().contains("section"), "{name} cites {}", w.source());
-        assert!(!w.description().is_empty());
-        let apis = ["join", "scope", "loop", "reduce", "phase", "graph", "loop-2d"];
-        assert!(apis.contains(&w.api()), "{name}: api {}", w.api());
-    }
-}
-
-/// Wrong results that every check must reject: off by one unit, a flipped
-/// digest, one element changed by much more than any tolerance, a lost element.
-fn corruptions(out: &Output) -> Vec<Output> {
-    let bump = |x: f64| if x == 0.0 { 1.0 } else { x * 1.01 };
-    match out {
-        Output::Int(x) => vec![Output::Int(x ^ 1)],
-        Output::Float(x) => vec![Output::Float(bump(*x)), Output::Float(f64::NAN)],
-        Output::Ints(v) => (0..v.len())
-            .map(|i| {
-                let mut w = v.clone();
-                w[i] ^= 1;
-                Output::Ints(w)
-            })
-            .chain([Output::Ints(v[1..].to_vec())])
-            .collect(),
-        Output::Floats(v) => {
-            let mut w = v.clone();
-            let i = v.len() / 2;
-            w[i] = bump(w[i]) + 1e-3 * v.iter().fold(0.0f64, |m, x| m.max(x.abs()));
-            vec![Output::Floats(w), Output::Floats(v[1..].to_vec())]
-        }
-        Output::Digest { len, hash } => {
-            vec![Output::Digest { len: *len, hash: hash ^ 1 }, Output::Digest { len: len + 1, hash: *hash }]
-        }
-    }
-}
-
-#[test]
-fn maxflow() {
-    check_everywhere("maxflow");
-}
-
-#[test]
-fn cg() {
-    check_everywhere("cg");
-}
-
-#[test]
-fn gauss_seidel() {
-    check_everywhere("gauss-seidel");
-}
-
-#[test]
-fn sva() {
-    check_everywhere("sva");
-}
-
-#[test]
-fn binomial() {
-    check_everywhere("binomial");
-}
-
-#[test]
-fn hashjoin() {
-    check_everywhere("hashjoin");
-}
-
-#[test]
-fn gtfold_loop() {
-    check_everywhere("gtfold-loop");
-}
-
-#[test]
-fn gtfold_dataflow() {
-    check_everywhere("gtfold-dataflow");
-}
-
-#[test]
-fn canneal() {
-    check_everywhere("canneal");
-}
+/// The workloads this module tests.
+pub const NAMES: &[&str] = &["canny"];
 
 /// Also runs the detector on PGM files named by `FINEGRAIN_CANNY_PGM`; only
 /// this test prepares `canny`, so setting the variable cannot race.
 #[test]
 fn canny() {
-    check_everywhere("canny");
+    check_workload("canny");
     check_small("canny");
     canny_on_pgm_files();
 }
@@ -164,51 +31,13 @@ fn canny_on_pgm_files() {
 }
 
 fn canny_on(file: &[u8]) -> Box<dyn Instance> {
-    let path = std::env::temp_dir().join(format!("finegrain-set-b-{}.pgm", std::process::id()));
+    let path = std::env::temp_dir().join(format!("finegrain-canny-{}.pgm", std::process::id()));
     std::fs::write(&path, file).unwrap();
     std::env::set_var("FINEGRAIN_CANNY_PGM", &path);
-    let inst = prepare("canny", Size::Test);
+    let inst = prepare("canny", Size::Test, 42);
     std::env::remove_var("FINEGRAIN_CANNY_PGM");
     std::fs::remove_file(&path).unwrap();
     inst
-}
-
-/// Calibration aid, not a check: prints the best of three serial runs and
-/// one finegrain run at 1 and 2 threads of every workload at `Size::Full`.
-/// `cargo test --release -p finegrain-workloads --test set_b -- --ignored --nocapture`
-/// (`SET_B_ONLY=name` for one workload).
-#[test]
-#[ignore]
-fn full_size_serial_times() {
-    let only = std::env::var("SET_B_ONLY").ok();
-    for name in SET_B.iter().filter(|n| only.as_deref().is_none_or(|o| o == **n)) {
-        let inst = prepare(name, Size::Full);
-        let (mut serial, mut cpu) = (f64::INFINITY, f64::INFINITY);
-        let mut out = None;
-        for _ in 0..3 {
-            let (t, c) = (Instant::now(), thread_cpu_seconds());
-            out = Some(inst.serial());
-            serial = serial.min(t.elapsed().as_secs_f64());
-            cpu = cpu.min(thread_cpu_seconds() - c);
-        }
-        let out = out.unwrap();
-        let mut line = format!("{name:16} serial {serial:>7.3} s (cpu {cpu:.3} s)");
-        for threads in [1, 2] {
-            let pool = finegrain::Pool::new(threads, "ws").unwrap();
-            let t = Instant::now();
-            let par = pool.install(|| inst.parallel());
-            let ok = inst.check(&out, &par).map_or_else(|e| e, |()| "ok".into());
-            line += &format!("  parallel({threads}) {:>7.3} s {ok}", t.elapsed().as_secs_f64());
-        }
-        println!("{line}  {out}  ({})", inst.describe());
-    }
-}
-
-/// CPU time of this thread (Linux), which a loaded machine inflates less
-/// than wall-clock time; NaN elsewhere.
-fn thread_cpu_seconds() -> f64 {
-    let stat = std::fs::read_to_string("/proc/thread-self/schedstat").unwrap_or_default();
-    stat.split_whitespace().next().and_then(|ns| ns.parse::<f64>().ok()).map_or(f64::NAN, |ns| ns * 1e-9)
 }
 
 // The PGM reader, included from its source since the crate keeps it private.
