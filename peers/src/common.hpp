@@ -56,7 +56,7 @@ struct SplitMix64 {
     double unit() { return static_cast<double>(next_u64() >> 11) * (1.0 / static_cast<double>(1ull << 53)); }
 };
 
-// One term of the position-sensitive digest of set_a/digest.rs: the digest of
+// One term of the position-sensitive digest of support/digest.rs: the digest of
 // x_0..x_{n-1} is the wrapping sum of digest_term(i, x_i). Terms are
 // independent, so a parallel loop can compute it, as the Rust side does.
 inline u64 digest_term(u64 i, u64 x) { return mix(x + (i + 1) * 0x9E3779B97F4A7C15ull); }
@@ -184,7 +184,7 @@ inline std::string check_exact(const Digested& ref, const Digested& got) {
     return ref == got ? "" : "expected " + describe_result(ref) + ", got " + describe_result(got);
 }
 
-// |a - b| <= rel * max(|a|, |b|) elementwise, as set_a/check.rs with abs = 0:
+// |a - b| <= rel * max(|a|, |b|) elementwise, as support/tolerance.rs with Scale::Each:
 // parallel code may add in another order than the serial loop.
 inline std::string check_close(const std::vector<double>& ref, const std::vector<double>& got, double rel) {
     if (ref.size() != got.size())

@@ -1,6 +1,6 @@
 // Inputs, generators and serial references for every peer workload. Each one
 // mirrors the Rust workload of the same name in
-// crates/finegrain-workloads/src/set_a/ (PEERS.md there states the recipes):
+// crates/finegrain-workloads/src/ (PEERS.md there states the recipes):
 // same key=value parameters, same generated input, same result, same task
 // granularity, so a peer's time is for the same work as finegrain's and Rayon's.
 //
@@ -73,7 +73,7 @@ struct SerialPar {
     }
 };
 
-// The digest of x_0..x_{len-1} (set_a/digest.rs): a loop over chunks of
+// The digest of x_0..x_{len-1} (support/digest.rs): a loop over chunks of
 // DIGEST_GRAIN positions, each summing its terms, as the Rust fold_chunks does.
 constexpr size_t DIGEST_GRAIN = 512;
 template <class P, class Get>
@@ -86,7 +86,7 @@ u64 digest(const P& p, size_t len, Get&& get) {
 }
 
 // ---------------------------------------------------------------- fib
-// Doubly recursive Fibonacci with no cutoff (set_a/fib.rs): almost all of the
+// Doubly recursive Fibonacci with no cutoff (recursive/fib.rs): almost all of the
 // parallel version's time is spawn/join overhead, which is what it measures.
 inline u64 fib_serial(u64 n) { return n < 2 ? n : fib_serial(n - 1) + fib_serial(n - 2); }
 
@@ -101,7 +101,7 @@ struct Fib {
 };
 
 // ---------------------------------------------------------------- nqueens
-// Bitmask backtracking (set_a/nqueens.rs). While fewer than `par_depth` queens
+// Bitmask backtracking (recursive/nqueens.rs). While fewer than `par_depth` queens
 // are on the board, a node spawns one task per free column of the next queen
 // (a scope per node, as Cilk's nqueens and the Rust version do) and adds its
 // children's counts once they have all finished; from `par_depth` queens on,
@@ -158,7 +158,7 @@ struct NQueens {
 };
 
 // ---------------------------------------------------------------- uts
-// Unbalanced tree with geometric branching (set_a/uts.rs). A node is a 64-bit
+// Unbalanced tree with geometric branching (recursive/uts.rs). A node is a 64-bit
 // state and a depth; its children's states are the first outputs of
 // SplitMix64(state), and its child count is floor(ln(1 - u) / ln(b / (1 + b)))
 // for u the top 53 bits of the state as a fraction. The root has exactly `root`
@@ -222,7 +222,7 @@ struct Uts {
 };
 
 // ---------------------------------------------------------------- cilksort
-// Cilk-5's cilksort (set_a/cilksort.rs): sort quarters in parallel, merge
+// Cilk-5's cilksort (recursive/cilksort.rs): sort quarters in parallel, merge
 // pairs of quarters into the buffer in parallel, merge the halves back; a
 // merge splits at the middle key of the longer input, found by binary search
 // in the shorter. Leaves: std::sort at <= sort_leaf keys, a serial merge at
@@ -291,7 +291,7 @@ struct CilkSort {
 };
 
 // ---------------------------------------------------------------- matmul
-// Dense C = A * B (set_a/matmul.rs) in a quadrant-recursive layout down to
+// Dense C = A * B (dense/matmul.rs) in a quadrant-recursive layout down to
 // 16 x 16 row-major tiles, so every quadrant is a contiguous quarter of its
 // parent. A step computes C's four quadrants in parallel for the first half of
 // the inner dimension, then again for the second half. The timed run includes
@@ -365,8 +365,8 @@ struct MatMul {
 };
 
 // ---------------------------------------------------------------- spmv
-// x_{t+1} = A x_t for `iters` steps (set_a/spmv.rs, matrix recipe in
-// set_a/sparse.rs). One SplitMix64 stream: per row, len = 1 + below(2k - 1),
+// x_{t+1} = A x_t for `iters` steps (sparse/spmv.rs, matrix recipe in
+// sparse/random.rs). One SplitMix64 stream: per row, len = 1 + below(2k - 1),
 // then len (column = below(n), value = unit() / len) pairs; the row is sorted
 // by column keeping the first-drawn entry of each column. Then x_0 is n
 // unit() draws from the same stream. A step is a loop over rows in chunks of
@@ -446,7 +446,7 @@ struct SpMV {
 
 // ---------------------------------------------------------------- sum
 // The wrapping sum over i in 0..n of the top 32 bits of the i-th SplitMix64
-// output for `seed` (set_a/sum.rs), in closed form so iterations are
+// output for `seed` (dense/sum.rs), in closed form so iterations are
 // independent: a flat loop that measures splitting and reducing a range.
 struct Sum {
     using Result = u64;

@@ -7,8 +7,9 @@
 //! zero-sized backends:
 //!
 //! - [`Serial`]: the "serial elision" of the Cilk papers. A fork becomes two
-//!   plain calls and a loop a plain loop over the same chunks, so the recursive
-//!   workloads of set A use it as their serial reference.
+//!   plain calls and a loop a plain loop over the same chunks, so the
+//!   divide-and-conquer workloads (cilksort, matmul, transpose) use it as
+//!   their serial reference.
 //! - [`Finegrain`]: finegrain's `join` and lazily split loops, in whatever pool
 //!   the caller is installed in, so one kernel runs under every policy.
 //! - [`Rayon`]: Rayon's `join` and indexed parallel iterators, in Rayon's
@@ -29,7 +30,7 @@
 //! `Graph`, `for_each_2d`) call finegrain directly; [`fill_2d`] is the one
 //! finegrain-only helper kept here, next to the other disjoint-write loops.
 
-use crate::shared::SharedMut;
+use crate::support::shared::SharedMut;
 use rayon::prelude::*;
 use std::ops::Range;
 

@@ -1,0 +1,7 @@
+//! Database operators: `hashjoin`, from Sanchez, Yoo, Kozyrakis, "Flexible
+//! architectural support for fine-grain scheduling", ASPLOS 2010, section 5.2
+//! and Table 4.
+
+mod hashjoin;
+
+pub use hashjoin::HashJoin;

@@ -1,0 +1,177 @@
+//! pagerank: pull-based PageRank on an R-MAT power-law graph.
+//!
+//! As in Ligra's PageRank, the version run by Cheng, Ruttenberg, Richmond,
+//! Taylor, Batten, "Beyond static parallel loops: supporting dynamic task
+//! parallelism on manycore architectures with software-managed scratchpad
+//! memories", ASPLOS 2023, section 5.3: every iteration each vertex pulls the
+//! rank of its in-neighbours, scaled by their out-degrees. Rank held by
+//! vertices without out-edges is spread evenly over all vertices, so ranks keep
+//! summing to 1. The run is a fixed number of iterations, each two loops: one
+//! over vertices computing contributions and the dangling mass (a reduction),
+//! one over vertices pulling. The pull loop is nested, as there: a vertex with
+//! more than NESTED_DEGREE in-neighbours sums them with an inner parallel
+//! reduction, so the hubs of a power-law graph do not serialise a chunk.
+
+use super::rmat::{rmat, Adj, Direction};
+use crate::par::{Finegrain, Par, Rayon};
+use crate::support::shared::SharedMut;
+use crate::support::tolerance::{check_floats, Scale};
+use crate::{Instance, Output, Size, Workload};
+
+pub struct PageRank;
+
+const DAMPING: f64 = 0.85;
+/// Vertices per chunk in the outer loops (about 500 edges at edge factor 8),
+/// and neighbours per chunk inside a hub.
+const GRAIN: usize = 64;
+const NESTED_DEGREE: usize = 4096;
+/// Relative tolerance: parallel reductions reorder the dangling-mass and hub
+/// sums; after a few dozen iterations the rounding differences stay far below this.
+const TOLERANCE: f64 = 1e-9;
+
+impl Workload for PageRank {
+    fn name(&self) -> &'static str {
+        "pagerank"
+    }
+    fn description(&self) -> &'static str {
+        "pull-based PageRank, fixed iterations, on an R-MAT power-law graph (nested parallel loops)"
+    }
+    fn source(&self) -> &'static str {
+        "Cheng et al. (ASPLOS 2023), section 5.3 and Table 1 (PageRank, Ligra pull-based, nested parallel_for)"
+    }
+    fn api(&self) -> &'static str {
+        "loop"
+    }
+    fn prepare(&self, size: Size, seed: u64) -> Box<dyn Instance> {
+        let (scale, edge_factor, iters) = match size {
+            Size::Test => (10, 8, 5),
+            Size::Small => (15, 8, 10),
+            Size::Full => (20, 8, 20),
+        };
+        let el = rmat(scale, edge_factor, seed);
+        let in_adj = Adj::from_edges(&el, Direction::In);
+        // Every deduplicated edge u -> v appears once in v's in-list.
+        let mut out_degree = vec![0u32; in_adj.num_vertices()];
+        for &u in &in_adj.targets {
+            out_degree[u as usize] += 1;
+        }
+        Box::new(PageRankInstance { in_adj, out_degree, iters, scale })
+    }
+}
+
+struct PageRankInstance {
+    /// In-neighbours of each vertex.
+    in_adj: Adj,
+    out_degree: Vec<u32>,
+    iters: usize,
+    scale: u32,
+}
+
+impl PageRankInstance {
+    fn n(&self) -> usize {
+        self.out_degree.len()
+    }
+
+    /// What vertex `u` hands each out-neighbour (0 for dangling vertices).
+    #[inline]
+    fn contribution(&self, rank: f64, u: usize) -> f64 {
+        match self.out_degree[u] {
+            0 => 0.0,
+            d => rank / d as f64,
+        }
+    }
+
+    fn base(&self, dangling: f64) -> f64 {
+        let n = self.n() as f64;
+        (1.0 - DAMPING) / n + DAMPING * dangling / n
+    }
+
+    fn run<P: Par>(&self, p: P) -> Output {
+        let n = self.n();
+        let mut rank = vec![1.0 / n as f64; n];
+        let mut contrib = vec![0.0; n];
+        for _ in 0..self.iters {
+            let dangling = {
+                let c = SharedMut::new(&mut contrib);
+                let rank = &rank;
+                p.fold_chunks(
+                    0..n,
+                    GRAIN,
+                    || 0.0,
+                    |mut lost, r| {
+                        for u in r {
+                            // SAFETY: each index belongs to one chunk.
+                            unsafe { c.write(u, self.contribution(rank[u], u)) };
+                            if self.out_degree[u] == 0 {
+                                lost += rank[u];
+                            }
+                        }
+                        lost
+                    },
+                    |a, b| a + b,
+                )
+            };
+            let base = self.base(dangling);
+            let r = SharedMut::new(&mut rank);
+            let contrib = &contrib;
+            p.for_each_chunk(0..n, GRAIN, |vs| {
+                // SAFETY: chunks are disjoint.
+                let out = unsafe { r.slice(vs.clone()) };
+                for (x, v) in out.iter_mut().zip(vs) {
+                    let nb = self.in_adj.neighbors(v);
+                    let pulled = if nb.len() > NESTED_DEGREE {
+                        p.fold_chunks(0..nb.len(), GRAIN, || 0.0, |s, r| nb[r].iter().fold(s, |s, &u| s + contrib[u as usize]), |a, b| a + b)
+                    } else {
+                        nb.iter().map(|&u| contrib[u as usize]).sum()
+                    };
+                    *x = base + DAMPING * pulled;
+                }
+            });
+        }
+        Output::Floats(rank)
+    }
+}
+
+impl Instance for PageRankInstance {
+    fn describe(&self) -> String {
+        format!("rmat scale={} n={} m={} iters={}", self.scale, self.n(), self.in_adj.num_edges(), self.iters)
+    }
+    fn serial(&self) -> Output {
+        let n = self.n();
+        let mut rank = vec![1.0 / n as f64; n];
+        let mut contrib = vec![0.0; n];
+        for _ in 0..self.iters {
+            let mut dangling = 0.0;
+            for u in 0..n {
+                contrib[u] = self.contribution(rank[u], u);
+                if self.out_degree[u] == 0 {
+                    dangling += rank[u];
+                }
+            }
+            let base = self.base(dangling);
+            for (v, x) in rank.iter_mut().enumerate() {
+                let pulled: f64 = self.in_adj.neighbors(v).iter().map(|&u| contrib[u as usize]).sum();
+                *x = base + DAMPING * pulled;
+            }
+        }
+        Output::Floats(rank)
+    }
+    fn parallel(&self) -> Output {
+        self.run(Finegrain)
+    }
+    fn rayon(&self) -> Option<Output> {
+        Some(self.run(Rayon))
+    }
+    fn check(&self, reference: &Output, got: &Output) -> Result<(), String> {
+        check_floats(reference, got, TOLERANCE, Scale::Each)?;
+        // Ranks are a probability distribution; a kernel that dropped mass
+        // uniformly would still fail here even if the tolerance were loose.
+        if let Output::Floats(r) = got {
+            let total: f64 = r.iter().sum();
+            if (total - 1.0).abs() > 1e-6 {
+                return Err(format!("ranks sum to {total}, not 1"));
+            }
+        }
+        Ok(())
+    }
+}
