@@ -94,12 +94,16 @@ impl<B> ByPtr<B> {
     }
 }
 
-/// `join` with `b` moved into the job. Not `inline(always)`: in a recursion
-/// the compiler then keeps this as the recursive function, with the user's
-/// closures inlined into it, so the leaves of a tree run without a call
-/// (inlining `join` into the user's function instead measured slower on the
-/// tree sum: `docs/benchmarks.md`).
-#[inline]
+/// `join` with `b` moved into the job. Never inlined: in a recursion this
+/// stays the recursive function, with the user's closures (and the user's
+/// function, whose base case is then tested before each call) inlined into
+/// it, so the leaves of a tree run without a call. With a plain `#[inline]`
+/// the compiler made that choice only in some builds: in this workspace
+/// (one codegen unit, LTO), but not in a crate that depends on finegrain with
+/// the default release profile (sixteen codegen units), where it inlined this
+/// into the user's function instead and every leaf paid a call
+/// (`docs/benchmarks.md`, "A crate that depends on finegrain").
+#[inline(never)]
 fn join_by_value<A, B, RA, RB>(a: A, b: B) -> (RA, RB)
 where
     A: FnOnce() -> RA + Send,
