@@ -35,7 +35,7 @@ use super::dedicated::Dedicated;
 use super::mailbox::{Msg, MsgKind};
 use super::shared::{Shared, WORKER};
 use super::tokens;
-use crate::policy::adm::{Action, ManagerNode, PhaseTokens, Tree};
+use crate::policy::adm::{route, Action, ManagerNode, PhaseTokens, Route, Tree};
 use crate::sleep::Sleep;
 use crate::sync::Ordering;
 use std::collections::VecDeque;
@@ -169,27 +169,20 @@ impl Managers<'_> {
         }
     }
 
+    /// Deliver the actions of manager (`level`, `part`) (`policy::adm::route`):
+    /// to workers by message, to other managers on this thread's own queue.
     fn carry_out(&mut self, level: u32, part: usize, actions: Vec<Action>) {
         let tree = self.tree;
-        for a in actions {
-            match a {
-                Action::Steal { victim, stealer_first, k } if level == 0 => self.send(victim, MsgKind::Steal, &[WORKER, stealer_first, k]),
-                Action::Steal { victim, stealer_first, k } => {
-                    self.events.push_back(Event::Steal { level: level - 1, part: victim, stealer_first, k })
+        for r in actions.into_iter().flat_map(|a| route(&tree, level, part, a)) {
+            match r {
+                Route::StealWorker { victim, stealer, k } => self.send(victim, MsgKind::Steal, &[WORKER, stealer, k]),
+                Route::StealPartition { level, part, stealer_first, k } => self.events.push_back(Event::Steal { level, part, stealer_first, k }),
+                Route::Update { level, part, child, count, starving } => {
+                    let tokens = self.nodes[level as usize - 1][child].tokens.take_any();
+                    self.events.push_back(Event::Update { level, part, child, count, starving, tokens });
                 }
-                Action::Update { count, starving } => {
-                    let tokens = self.nodes[level as usize][part].tokens.take_any();
-                    self.events.push_back(Event::Update { level: level + 1, part: part / tree.radix, child: part, count, starving, tokens });
-                }
-                Action::Unblock => {
-                    for c in tree.children(level, part) {
-                        if level == 0 {
-                            self.send(c, MsgKind::Unblock, &[WORKER]);
-                        } else {
-                            self.events.push_back(Event::Unblock { level: level - 1, part: c });
-                        }
-                    }
-                }
+                Route::UnblockWorker(w) => self.send(w, MsgKind::Unblock, &[WORKER]),
+                Route::UnblockPartition { level, part } => self.events.push_back(Event::Unblock { level, part }),
             }
         }
     }

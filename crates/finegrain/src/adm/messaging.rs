@@ -10,7 +10,9 @@ use super::spawn_gate::Gate;
 use super::tokens::{self, ReduceHead};
 use crate::job::{JobHeader, JobRef};
 use crate::mechanism::{Handles, Mechanism};
-use crate::policy::adm::{hand_to_sleeper, next_report_threshold, recount_depth, report_depth, Action, ManagerNode, PhaseTokens, Tree};
+use crate::policy::adm::{
+    hand_to_sleeper, next_report_threshold, recount_depth, report_depth, route as policy_route, Action, ManagerNode, PhaseTokens, Route, Tree,
+};
 use crate::policy::search::Source;
 use crate::policy::Order;
 use crate::stats::{Bucket, Counter};
@@ -457,38 +459,29 @@ impl AdmWorker {
         to_self
     }
 
+    /// Deliver the actions of the manager this worker hosts at `level`
+    /// (`policy::adm::route`): a manager elsewhere is reached through the
+    /// worker that hosts it.
     fn carry_out(&self, h: &Handles, level: u32, actions: Vec<Action>) {
         let tree = self.tree;
         let part = tree.partition_of(level, h.index);
-        for a in actions {
-            match a {
-                Action::Steal { victim, stealer_first, k } => {
-                    if level == 0 {
-                        self.send(h, victim, MsgKind::Steal, &[WORKER, stealer_first, k]);
-                    } else {
-                        self.send(h, tree.host(level - 1, victim), MsgKind::Steal, &[(level - 1) as usize, stealer_first, k]);
-                    }
+        for route in actions.into_iter().flat_map(|a| policy_route(&tree, level, part, a)) {
+            match route {
+                Route::StealWorker { victim, stealer, k } => self.send(h, victim, MsgKind::Steal, &[WORKER, stealer, k]),
+                Route::StealPartition { level, part, stealer_first, k } => {
+                    self.send(h, tree.host(level, part), MsgKind::Steal, &[level as usize, stealer_first, k])
                 }
-                Action::Update { count, starving } => {
-                    let parent = tree.host(level + 1, part / tree.radix);
+                Route::Update { level, part, count, starving, .. } => {
                     // One phase's reduction tokens ride along, if this manager holds any.
-                    let t = self.managers.borrow_mut().get_mut(level as usize).and_then(|m| m.tokens.take_any());
+                    let t = self.managers.borrow_mut().get_mut(level as usize - 1).and_then(|m| m.tokens.take_any());
+                    let host = tree.host(level, part);
                     match t {
-                        Some(t) => {
-                            self.send(h, parent, MsgKind::Update, &[(level + 1) as usize, count, starving as usize, t.phase, t.ran, t.partial])
-                        }
-                        None => self.send(h, parent, MsgKind::Update, &[(level + 1) as usize, count, starving as usize]),
+                        Some(t) => self.send(h, host, MsgKind::Update, &[level as usize, count, starving as usize, t.phase, t.ran, t.partial]),
+                        None => self.send(h, host, MsgKind::Update, &[level as usize, count, starving as usize]),
                     }
                 }
-                Action::Unblock => {
-                    for c in tree.children(level, part) {
-                        if level == 0 {
-                            self.send(h, c, MsgKind::Unblock, &[WORKER]);
-                        } else {
-                            self.send(h, tree.host(level - 1, c), MsgKind::Unblock, &[(level - 1) as usize]);
-                        }
-                    }
-                }
+                Route::UnblockWorker(w) => self.send(h, w, MsgKind::Unblock, &[WORKER]),
+                Route::UnblockPartition { level, part } => self.send(h, tree.host(level, part), MsgKind::Unblock, &[level as usize]),
             }
         }
     }

@@ -7,6 +7,9 @@ use crate::policy::adm::Adm;
 use crate::sleep::Sleep;
 use crossbeam_utils::CachePadded;
 
+// The mailbox ring is the paper's receive buffer, whose half is the default burst.
+const _: () = assert!(super::mailbox::RING == crate::policy::adm::RECEIVE_BUFFER);
+
 /// `level` word of a message addressed to a worker rather than a manager.
 pub(crate) const WORKER: usize = usize::MAX;
 

@@ -205,6 +205,37 @@ pub enum Action {
     Unblock,
 }
 
+/// Where an [`Action`] of the manager of partition `part` at `level` goes: a
+/// message to a worker, or to another manager of the tree. Both manager hosts
+/// (workers, `manager=worker`; one thread, `manager=dedicated`) deliver these.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Route {
+    /// `STEAL` to worker `victim`: send `k` tasks to worker `stealer`.
+    StealWorker { victim: usize, stealer: usize, k: usize },
+    /// `STEAL` to the manager of partition `part` at `level`, for the
+    /// partition that starts at worker `stealer_first`.
+    StealPartition { level: u32, part: usize, stealer_first: usize, k: usize },
+    /// `UPDATE` to the manager of partition `part` at `level`, from its child
+    /// partition `child`.
+    Update { level: u32, part: usize, child: usize, count: usize, starving: bool },
+    /// `UNBLOCK` to worker `w`.
+    UnblockWorker(usize),
+    /// `UNBLOCK` to the manager of partition `part` at `level`.
+    UnblockPartition { level: u32, part: usize },
+}
+
+/// The messages that carry out `action` of the manager of partition `part`
+/// at `level`: steals and unblocks go down the tree, updates up.
+pub fn route(tree: &Tree, level: u32, part: usize, action: Action) -> Vec<Route> {
+    match action {
+        Action::Steal { victim, stealer_first, k } if level == 0 => vec![Route::StealWorker { victim, stealer: stealer_first, k }],
+        Action::Steal { victim, stealer_first, k } => vec![Route::StealPartition { level: level - 1, part: victim, stealer_first, k }],
+        Action::Update { count, starving } => vec![Route::Update { level: level + 1, part: part / tree.radix, child: part, count, starving }],
+        Action::Unblock if level == 0 => tree.children(level, part).map(Route::UnblockWorker).collect(),
+        Action::Unblock => tree.children(level, part).map(|c| Route::UnblockPartition { level: level - 1, part: c }).collect(),
+    }
+}
+
 /// One manager: approximate counts of its children (ASPLOS 2010, section 4.1).
 #[derive(Clone, Debug)]
 pub struct ManagerNode {
@@ -468,19 +499,19 @@ fn build(spec: &mut Spec<'_>, hier: bool) -> Result<Policy, Error> {
     })
 }
 
-const CENTRAL_OPTIONS: &[OptionInfo] = &[OPTIONS[1], OPTIONS[2], OPTIONS[3], OPTIONS[4]];
+const ADM_CENTRAL_OPTIONS: &[OptionInfo] = &[OPTIONS[1], OPTIONS[2], OPTIONS[3], OPTIONS[4]];
 
-pub(crate) static CENTRAL: Registration = Registration {
+pub(crate) static ADM_CENTRAL: Registration = Registration {
     info: PolicyInfo {
         name: "adm-central",
         summary: "private queues; one manager pairs stealers and victims by messages",
         source: "Sanchez, Yoo, Kozyrakis, Flexible Architectural Support for Fine-Grain Scheduling, ASPLOS 2010, section 4.1, Table 2, Figure 3",
-        options: CENTRAL_OPTIONS,
+        options: ADM_CENTRAL_OPTIONS,
     },
     build: |s| build(s, false),
 };
 
-pub(crate) static HIER: Registration = Registration {
+pub(crate) static ADM_HIER: Registration = Registration {
     info: PolicyInfo {
         name: "adm-hier",
         summary: "private queues; a radix-r tree of managers balances load by messages",
@@ -575,6 +606,22 @@ mod tests {
         assert_eq!(m.add(t(0, 1, 3, false), add).partial, 3);
         assert_eq!(m.take_any().map(|e| (e.enqueued, e.ran, e.partial)), Some((4, 1, 3)));
         assert_eq!(m.take_any(), None);
+    }
+
+    #[test]
+    fn routes_go_down_for_steals_and_unblocks_and_up_for_updates() {
+        let t = Tree::new(16, 4);
+        assert_eq!(route(&t, 0, 1, Action::Steal { victim: 5, stealer_first: 6, k: 2 }), vec![Route::StealWorker { victim: 5, stealer: 6, k: 2 }]);
+        assert_eq!(
+            route(&t, 1, 0, Action::Steal { victim: 2, stealer_first: 4, k: 8 }),
+            vec![Route::StealPartition { level: 0, part: 2, stealer_first: 4, k: 8 }]
+        );
+        assert_eq!(
+            route(&t, 0, 3, Action::Update { count: 7, starving: false }),
+            vec![Route::Update { level: 1, part: 0, child: 3, count: 7, starving: false }]
+        );
+        assert_eq!(route(&t, 0, 1, Action::Unblock), (4..8).map(Route::UnblockWorker).collect::<Vec<_>>());
+        assert_eq!(route(&t, 1, 0, Action::Unblock), (0..4).map(|part| Route::UnblockPartition { level: 0, part }).collect::<Vec<_>>());
     }
 
     #[test]

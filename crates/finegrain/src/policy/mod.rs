@@ -251,7 +251,7 @@ pub(crate) struct Registration {
 
 /// Every policy the runtime knows. Adding one: a new file and a line here.
 static REGISTERED: &[&Registration] =
-    &[&ws::REGISTRATION, &adm::CENTRAL, &adm::HIER, &carbon::REGISTRATION, &swhier::REGISTRATION, &pdf::REGISTRATION];
+    &[&ws::REGISTRATION, &adm::ADM_CENTRAL, &adm::ADM_HIER, &carbon::REGISTRATION, &swhier::REGISTRATION, &pdf::REGISTRATION];
 
 /// Every registered policy with its options and defaults.
 ///
