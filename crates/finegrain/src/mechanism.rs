@@ -65,6 +65,11 @@ pub(crate) trait Mechanism {
     /// Where an idle worker looks for work, in order (`policy::search`).
     const SEARCH: &'static [Source];
 
+    /// Does taking an own task go through shared state (the central unit),
+    /// so that the time spent there counts as looking for work rather than
+    /// as running tasks in the breakdown?
+    const POP_IS_SEARCH: bool = false;
+
     /// Queue a task of this worker's (a scope, phase or graph task).
     fn push(&self, h: &Handles, job: JobRef);
 

@@ -336,7 +336,12 @@ impl WorkerThread {
         let h = &self.h;
         for &source in M::SEARCH {
             let found = match source {
-                Source::Own => m.pop(h),
+                Source::Own => {
+                    if M::POP_IS_SEARCH {
+                        self.counters().enter(Bucket::StealFail);
+                    }
+                    m.pop(h)
+                }
                 Source::OwnMarks if *own_marks => {
                     let t = m.find(h, source, true);
                     *own_marks = t.is_some();

@@ -374,6 +374,7 @@ impl UnitWorker {
 impl Mechanism for UnitWorker {
     type Task = Entry;
     const SEARCH: &'static [Source] = crate::policy::search::order(crate::policy::Mechanism::Unit);
+    const POP_IS_SEARCH: bool = true;
 
     /// A spawn (scope, phase, graph): queued at its serial place
     /// (`SerialPath::spawn`); the spawner continues after it.
