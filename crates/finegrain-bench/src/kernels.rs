@@ -1,18 +1,24 @@
-//! Workloads shared by the divan benchmarks (`benches/overhead.rs`), the
-//! interleaved runner (`examples/overhead.rs`) and the callgrind driver
-//! (`examples/spawn_cost.rs`), so all three time exactly the same code.
+//! The workloads of the fork-join comparisons, written once and shared by the
+//! divan benchmarks (`benches/overhead.rs`), the interleaved runner
+//! (`src/bin/overhead.rs`), the callgrind driver (`src/bin/spawn_cost.rs`) and
+//! the small fib programs (`fibtest`, `fib_policy`), so all of them time
+//! exactly the same code.
 //!
-//! It lives in `benches/workloads/mod.rs` rather than `benches/workloads.rs`
-//! because Cargo would take the latter for a benchmark target of its own.
-//! The examples pull it in with `#[path]`.
+//! Every fork-join workload comes in the same shape five ways: serial, through
+//! [`seq_join`] (the fork-join shape with no runtime), with `finegrain::join`,
+//! with `rayon::join`, and with chili's `Scope::join` (chili is the Rust port
+//! of Spice's heartbeat scheduling). The loop sum has serial, finegrain
+//! (`reduce`) and Rayon (`par_iter`) versions; chili has no loop construct.
+//! The finegrain and Rayon versions run on whatever pool is current, so
+//! callers choose the threads by installing them in a pool built beforehand;
+//! the chili versions run on the scope they are given.
 //!
-//! Every workload comes in three versions with the same shape: serial, with
-//! `finegrain::join`/`reduce`, and with `rayon::join`/`par_iter`. The parallel
-//! versions run on whatever pool is current, so callers choose the threads by
-//! installing them in a pool built beforehand.
+//! The kernels are `#[inline]`, so each program compiles its own copy, as if
+//! the code were in its own crate (as it was before this library existed):
+//! kept out of line in this crate, the serial fib executed about one
+//! instruction more per call, which moved the spawn costs computed against it.
 
-#![allow(dead_code)] // each includer uses a different subset
-
+use chili::Scope;
 use rayon::prelude::*;
 
 // ---------------------------------------------------------------- fib
@@ -30,6 +36,7 @@ pub fn fib_joins(n: u64) -> u64 {
 /// The baseline: plain recursion, as a user would write it. LLVM may turn one
 /// of the two calls into a loop; serial code in the wild gets that too, so
 /// Tserial is the honest cost of not parallelising.
+#[inline]
 pub fn fib_serial(n: u64) -> u64 {
     if n < 2 {
         return n;
@@ -37,6 +44,7 @@ pub fn fib_serial(n: u64) -> u64 {
     fib_serial(n - 1) + fib_serial(n - 2)
 }
 
+#[inline]
 pub fn fib_finegrain(n: u64) -> u64 {
     if n < 2 {
         return n;
@@ -46,6 +54,7 @@ pub fn fib_finegrain(n: u64) -> u64 {
 }
 
 /// fib through [`seq_join`]: the shape of a fork-join program with no runtime.
+#[inline]
 pub fn fib_seq_join(n: u64) -> u64 {
     if n < 2 {
         return n;
@@ -54,6 +63,7 @@ pub fn fib_seq_join(n: u64) -> u64 {
     a + b
 }
 
+#[inline]
 pub fn fib_rayon(n: u64) -> u64 {
     if n < 2 {
         return n;
@@ -62,11 +72,23 @@ pub fn fib_rayon(n: u64) -> u64 {
     a + b
 }
 
+/// fib through chili's `join`, as in chili's own benchmarks: the scope is
+/// threaded through the recursion. chili runs the second closure first and
+/// keeps the first as the job that a heartbeat may share with another thread.
+#[inline]
+pub fn fib_chili(s: &mut Scope<'_>, n: u64) -> u64 {
+    if n < 2 {
+        return n;
+    }
+    let (a, b) = s.join(move |s| fib_chili(s, n - 1), move |s| fib_chili(s, n - 2));
+    a + b
+}
+
 /// `join` with no runtime: `a`, then `b`, on this thread. It separates what a
 /// fork-join program costs by its shape from what the runtime adds. The
 /// serial program can beat this shape: there the compiler turns one of the
 /// two recursive calls into a loop, which a `join` between them prevents
-/// (fib(35): serial 27.4 ms, through this 34 ms). Not inlined, like
+/// (figures in docs/benchmarks.md). Not inlined, like
 /// finegrain's `join` in a recursion: the compiler then keeps it as the
 /// recursive function with the closures inlined into it.
 #[inline(never)]
@@ -94,7 +116,7 @@ const NONE: u32 = u32::MAX;
 
 /// 16 bytes, so 10^8 nodes take 1.6 GB. Children are `u32` arena indices
 /// rather than pointers or boxes: half the size, and one allocation instead of
-/// 10^8, which keeps construction to about a second. The traversal still
+/// 10^8, which keeps construction quick. The traversal still
 /// chases a child index per node, like the pointer-based tree in Spice's and
 /// chili's tree-sum benchmark this mirrors.
 #[derive(Clone, Copy)]
@@ -123,10 +145,6 @@ impl Tree {
         Tree { nodes }
     }
 
-    pub fn len(&self) -> usize {
-        self.nodes.len()
-    }
-
     /// Nodes with two children: in a complete tree with n nodes, floor(n/2)
     /// have a child and at most one of those has only a left one, so this is
     /// floor((n - 1) / 2).
@@ -140,20 +158,29 @@ impl Tree {
         n * (n - 1) / 2
     }
 
+    #[inline]
     pub fn sum_serial(&self) -> u64 {
         sum_serial(&self.nodes, 0)
     }
 
+    #[inline]
     pub fn sum_finegrain(&self) -> u64 {
         sum_finegrain(&self.nodes, 0)
     }
 
+    #[inline]
     pub fn sum_rayon(&self) -> u64 {
         sum_rayon(&self.nodes, 0)
     }
 
+    #[inline]
     pub fn sum_seq_join(&self) -> u64 {
         sum_seq_join(&self.nodes, 0)
+    }
+
+    #[inline]
+    pub fn sum_chili(&self, s: &mut Scope<'_>) -> u64 {
+        sum_chili(s, &self.nodes, 0)
     }
 }
 
@@ -175,6 +202,7 @@ fn build(nodes: &mut Vec<Node>, h: usize, n: usize) -> u32 {
 // In a complete tree a node with a right child always has a left one, so the
 // three cases are: two children (fork), left only, leaf.
 
+#[inline]
 fn sum_serial(t: &[Node], i: u32) -> u64 {
     let n = t[i as usize];
     if n.right != NONE {
@@ -186,6 +214,7 @@ fn sum_serial(t: &[Node], i: u32) -> u64 {
     }
 }
 
+#[inline]
 fn sum_finegrain(t: &[Node], i: u32) -> u64 {
     let n = t[i as usize];
     if n.right != NONE {
@@ -198,6 +227,7 @@ fn sum_finegrain(t: &[Node], i: u32) -> u64 {
     }
 }
 
+#[inline]
 fn sum_seq_join(t: &[Node], i: u32) -> u64 {
     let n = t[i as usize];
     if n.right != NONE {
@@ -210,6 +240,7 @@ fn sum_seq_join(t: &[Node], i: u32) -> u64 {
     }
 }
 
+#[inline]
 fn sum_rayon(t: &[Node], i: u32) -> u64 {
     let n = t[i as usize];
     if n.right != NONE {
@@ -217,6 +248,19 @@ fn sum_rayon(t: &[Node], i: u32) -> u64 {
         n.value + a + b
     } else if n.left != NONE {
         n.value + sum_rayon(t, n.left)
+    } else {
+        n.value
+    }
+}
+
+#[inline]
+fn sum_chili(s: &mut Scope<'_>, t: &[Node], i: u32) -> u64 {
+    let n = t[i as usize];
+    if n.right != NONE {
+        let (a, b) = s.join(move |s| sum_chili(s, t, n.left), move |s| sum_chili(s, t, n.right));
+        n.value + a + b
+    } else if n.left != NONE {
+        n.value + sum_chili(s, t, n.left)
     } else {
         n.value
     }
@@ -234,14 +278,17 @@ pub fn loop_data(n: usize) -> Vec<f64> {
     (0..n).map(|i| (i % 1024) as f64).collect()
 }
 
+#[inline]
 pub fn loop_sum_serial(v: &[f64]) -> f64 {
     v.iter().sum()
 }
 
+#[inline]
 pub fn loop_sum_finegrain(v: &[f64]) -> f64 {
     finegrain::reduce(0..v.len(), || 0.0, |i| v[i], |a, b| a + b)
 }
 
+#[inline]
 pub fn loop_sum_rayon(v: &[f64]) -> f64 {
     v.par_iter().sum()
 }
