@@ -30,11 +30,12 @@
 # (release profile of the root Cargo.toml: thin LTO, one codegen unit; every
 # function aligned to 64 bytes by .cargo/config.toml). A program that depends
 # on finegrain as users do gets neither, so with EXTERNAL=1 the script also
-# generates a throwaway crate in a temporary directory whose only source is a
-# copy of spawn_cost.rs, depending on finegrain and finegrain-bench (for the
-# shared kernels) by path, builds it from that directory (so no workspace
-# config applies) with Cargo's default release profile and RUSTFLAGS unset,
-# and counts it the same way. Its build is cached in
+# generates a throwaway crate in a temporary directory: a copy of spawn_cost.rs
+# as its main.rs, with the shared kernels (crates/finegrain-bench/src/kernels.rs)
+# as a module of it, as a user's own code would be, depending on finegrain by
+# path (and on Rayon and chili); it builds it from that directory (so no
+# workspace config applies) with Cargo's default release profile and RUSTFLAGS
+# unset, and counts it the same way. Its build is cached in
 # $CARGO_TARGET_DIR/external-spawn-cost.
 #
 # Environment: LO, HI (fib sizes; default 20, 22), THREADS (default 1; with more,
@@ -71,7 +72,9 @@ trap 'rm -rf "$tmp"' EXIT
 if [[ $EXTERNAL == 1 ]]; then
     ext="$tmp/ext"
     mkdir -p "$ext/src"
-    cp crates/finegrain-bench/src/bin/spawn_cost.rs "$ext/src/main.rs"
+    sed 's/^use finegrain_bench::kernels::/#[allow(dead_code)]\nmod kernels;\nuse kernels::/' crates/finegrain-bench/src/bin/spawn_cost.rs >"$ext/src/main.rs"
+    grep -q '^mod kernels;$' "$ext/src/main.rs" || { echo "spawn_cost.sh: spawn_cost.rs no longer imports finegrain_bench::kernels" >&2; exit 1; }
+    cp crates/finegrain-bench/src/kernels.rs "$ext/src/kernels.rs"
     # The workspace's lock file pins the same versions of Rayon and chili.
     cp Cargo.lock "$ext/Cargo.lock"
     cat >"$ext/Cargo.toml" <<TOML
@@ -83,7 +86,6 @@ publish = false
 
 [dependencies]
 finegrain = { path = "$root/crates/finegrain" }
-finegrain-bench = { path = "$root/crates/finegrain-bench" }
 rayon = "1"
 chili = "0.2"
 

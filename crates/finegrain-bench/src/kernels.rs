@@ -13,10 +13,13 @@
 //! callers choose the threads by installing them in a pool built beforehand;
 //! the chili versions run on the scope they are given.
 //!
-//! The kernels are `#[inline]`, so each program compiles its own copy, as if
-//! the code were in its own crate (as it was before this library existed):
-//! kept out of line in this crate, the serial fib executed about one
-//! instruction more per call, which moved the spawn costs computed against it.
+//! The serial references (and [`seq_join`]'s versions) are `#[inline]`, so each
+//! program compiles its own copy, as it did when this file was a module of
+//! each program: compiled once in this library, the serial fib executed about
+//! one instruction more per call, which moved every spawn cost computed
+//! against it. The runtime versions are not: with the hint, the compiler made
+//! `fib_finegrain` rather than finegrain's `join` the recursive function, which
+//! without the `stats` feature cost eight instructions more per spawn.
 
 use chili::Scope;
 use rayon::prelude::*;
@@ -44,7 +47,6 @@ pub fn fib_serial(n: u64) -> u64 {
     fib_serial(n - 1) + fib_serial(n - 2)
 }
 
-#[inline]
 pub fn fib_finegrain(n: u64) -> u64 {
     if n < 2 {
         return n;
@@ -63,7 +65,6 @@ pub fn fib_seq_join(n: u64) -> u64 {
     a + b
 }
 
-#[inline]
 pub fn fib_rayon(n: u64) -> u64 {
     if n < 2 {
         return n;
@@ -72,16 +73,34 @@ pub fn fib_rayon(n: u64) -> u64 {
     a + b
 }
 
-/// fib through chili's `join`, as in chili's own benchmarks: the scope is
-/// threaded through the recursion. chili runs the second closure first and
-/// keeps the first as the job that a heartbeat may share with another thread.
-#[inline]
+/// fib through chili's `join` (by way of [`chili_join`]), as in chili's own
+/// benchmarks: the scope is threaded through the recursion.
 pub fn fib_chili(s: &mut Scope<'_>, n: u64) -> u64 {
     if n < 2 {
         return n;
     }
-    let (a, b) = s.join(move |s| fib_chili(s, n - 1), move |s| fib_chili(s, n - 2));
+    let (a, b) = chili_join(s, move |s| fib_chili(s, n - 1), move |s| fib_chili(s, n - 2));
     a + b
+}
+
+/// chili's `join` with the roles of `rayon::join` and `finegrain::join`: `a`
+/// runs first, on this thread, and `b` is the job another thread may take.
+/// chili's own `Scope::join(a, b)` runs `b` first and offers `a` to the
+/// heartbeat, so the kernels pass the closures to it swapped: the three
+/// runtimes then walk the same recursion in the same order. The order
+/// matters beyond the scheduler: the tree sum's arena is in preorder, and a
+/// walk that takes right subtrees first reads it backwards, which (see
+/// docs/benchmarks.md) cost chili several times its join cost.
+#[inline]
+pub fn chili_join<A, B, RA, RB>(s: &mut Scope<'_>, a: A, b: B) -> (RA, RB)
+where
+    A: FnOnce(&mut Scope<'_>) -> RA + Send,
+    B: FnOnce(&mut Scope<'_>) -> RB + Send,
+    RA: Send,
+    RB: Send,
+{
+    let (rb, ra) = s.join(b, a);
+    (ra, rb)
 }
 
 /// `join` with no runtime: `a`, then `b`, on this thread. It separates what a
@@ -163,12 +182,10 @@ impl Tree {
         sum_serial(&self.nodes, 0)
     }
 
-    #[inline]
     pub fn sum_finegrain(&self) -> u64 {
         sum_finegrain(&self.nodes, 0)
     }
 
-    #[inline]
     pub fn sum_rayon(&self) -> u64 {
         sum_rayon(&self.nodes, 0)
     }
@@ -178,7 +195,6 @@ impl Tree {
         sum_seq_join(&self.nodes, 0)
     }
 
-    #[inline]
     pub fn sum_chili(&self, s: &mut Scope<'_>) -> u64 {
         sum_chili(s, &self.nodes, 0)
     }
@@ -214,7 +230,6 @@ fn sum_serial(t: &[Node], i: u32) -> u64 {
     }
 }
 
-#[inline]
 fn sum_finegrain(t: &[Node], i: u32) -> u64 {
     let n = t[i as usize];
     if n.right != NONE {
@@ -240,7 +255,6 @@ fn sum_seq_join(t: &[Node], i: u32) -> u64 {
     }
 }
 
-#[inline]
 fn sum_rayon(t: &[Node], i: u32) -> u64 {
     let n = t[i as usize];
     if n.right != NONE {
@@ -253,11 +267,10 @@ fn sum_rayon(t: &[Node], i: u32) -> u64 {
     }
 }
 
-#[inline]
 fn sum_chili(s: &mut Scope<'_>, t: &[Node], i: u32) -> u64 {
     let n = t[i as usize];
     if n.right != NONE {
-        let (a, b) = s.join(move |s| sum_chili(s, t, n.left), move |s| sum_chili(s, t, n.right));
+        let (a, b) = chili_join(s, move |s| sum_chili(s, t, n.left), move |s| sum_chili(s, t, n.right));
         n.value + a + b
     } else if n.left != NONE {
         n.value + sum_chili(s, t, n.left)
@@ -283,12 +296,10 @@ pub fn loop_sum_serial(v: &[f64]) -> f64 {
     v.iter().sum()
 }
 
-#[inline]
 pub fn loop_sum_finegrain(v: &[f64]) -> f64 {
     finegrain::reduce(0..v.len(), || 0.0, |i| v[i], |a, b| a + b)
 }
 
-#[inline]
 pub fn loop_sum_rayon(v: &[f64]) -> f64 {
     v.par_iter().sum()
 }

@@ -21,10 +21,11 @@
 //! `policy` (finegrain only, default `ws`) lets other policies be compared the
 //! same way.
 //!
-//! `scripts/spawn_cost.sh` with `EXTERNAL=1` builds this same file as the only
-//! source of a crate outside the workspace (depending on finegrain and this
-//! crate's library by path), with Cargo's default release profile and no
-//! RUSTFLAGS, to count what a user's program pays.
+//! `scripts/spawn_cost.sh` with `EXTERNAL=1` also builds this file, with
+//! `kernels.rs` as a module of it, as a crate outside the workspace that
+//! depends on finegrain by path, with Cargo's default release profile and no
+//! RUSTFLAGS, to count what a user's program pays. (It rewrites the `use`
+//! line below for that, so keep the kernels imported in one line.)
 
 use finegrain_bench::kernels::{fib_chili, fib_finegrain, fib_joins, fib_rayon, fib_serial, Tree};
 use std::hint::black_box;
