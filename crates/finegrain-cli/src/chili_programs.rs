@@ -64,6 +64,22 @@ pub fn program(workload: &str, peer_args: Option<&str>) -> Option<Box<dyn ChiliP
     })
 }
 
+/// chili's `join` with the roles of `rayon::join` and `finegrain::join`: `a`
+/// runs first on this thread and `b` is the job another thread may take.
+/// chili's `Scope::join(a, b)` runs `b` first and offers `a` to the
+/// heartbeat, so the closures go to it swapped and every runtime walks the
+/// recursion in the same order (the order in which it reads memory, too).
+fn join<A, B, RA, RB>(s: &mut chili::Scope<'_>, a: A, b: B) -> (RA, RB)
+where
+    A: FnOnce(&mut chili::Scope<'_>) -> RA + Send,
+    B: FnOnce(&mut chili::Scope<'_>) -> RB + Send,
+    RA: Send,
+    RB: Send,
+{
+    let (rb, ra) = s.join(b, a);
+    (ra, rb)
+}
+
 /// `key=value` pairs separated by spaces.
 fn parse(args: &str) -> HashMap<&str, &str> {
     args.split_whitespace().filter_map(|kv| kv.split_once('=')).collect()
@@ -79,7 +95,7 @@ fn fib(s: &mut chili::Scope<'_>, n: u64) -> u64 {
     if n < 2 {
         return n;
     }
-    let (a, b) = s.join(|s| fib(s, n - 1), |s| fib(s, n - 2));
+    let (a, b) = join(s, |s| fib(s, n - 1), |s| fib(s, n - 2));
     a + b
 }
 
@@ -149,7 +165,7 @@ fn queens_split(s: &mut chili::Scope<'_>, q: &NQueens, boards: &[Board]) -> u64 
         [b] => queens(s, q, *b),
         _ => {
             let (l, r) = boards.split_at(boards.len() / 2);
-            let (a, b) = s.join(|s| queens_split(s, q, l), |s| queens_split(s, q, r));
+            let (a, b) = join(s, |s| queens_split(s, q, l), |s| queens_split(s, q, r));
             a + b
         }
     }
@@ -186,9 +202,9 @@ impl CilkSort {
         {
             let (t0, t1) = t01.split_at_mut(q);
             let (t2, t3) = t23.split_at_mut(q);
-            s.join(|s| s.join(|s| self.sort(s, a0, t0), |s| self.sort(s, a1, t1)), |s| s.join(|s| self.sort(s, a2, t2), |s| self.sort(s, a3, t3)));
+            join(s, |s| join(s, |s| self.sort(s, a0, t0), |s| self.sort(s, a1, t1)), |s| join(s, |s| self.sort(s, a2, t2), |s| self.sort(s, a3, t3)));
         }
-        s.join(|s| self.merge(s, a0, a1, t01), |s| self.merge(s, a2, a3, t23));
+        join(s, |s| self.merge(s, a0, a1, t01), |s| self.merge(s, a2, a3, t23));
         self.merge(s, t01, t23, a);
     }
 
@@ -205,7 +221,7 @@ impl CilkSort {
         let mx = x.len() / 2;
         let my = y.partition_point(|&k| k < x[mx]);
         let (lo, hi) = out.split_at_mut(mx + my);
-        s.join(|s| self.merge(s, &x[..mx], &y[..my], lo), |s| self.merge(s, &x[mx..], &y[my..], hi));
+        join(s, |s| self.merge(s, &x[..mx], &y[..my], lo), |s| self.merge(s, &x[mx..], &y[my..], hi));
     }
 }
 
@@ -236,7 +252,7 @@ fn digest(s: &mut chili::Scope<'_>, xs: &[u64], first: usize) -> u64 {
         });
     }
     let (l, r) = xs.split_at(xs.len() / 2);
-    let (a, b) = s.join(|s| digest(s, l, first), |s| digest(s, r, first + l.len()));
+    let (a, b) = join(s, |s| digest(s, l, first), |s| digest(s, r, first + l.len()));
     a.wrapping_add(b)
 }
 
@@ -306,7 +322,7 @@ impl Uts {
             [n] => self.count(s, *n),
             _ => {
                 let (l, r) = nodes.split_at(nodes.len() / 2);
-                let (a, b) = s.join(|s| self.count_all(s, l), |s| self.count_all(s, r));
+                let (a, b) = join(s, |s| self.count_all(s, l), |s| self.count_all(s, r));
                 a + b
             }
         }
