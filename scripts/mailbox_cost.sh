@@ -7,8 +7,9 @@
 #
 # Method (as scripts/spawn_cost.sh): one thread runs ROUNDS rounds, each sending
 # n messages into an empty mailbox and draining them; only the sends, or only
-# the drain, run inside `measured` (examples/mailbox_cost.rs), and only that is
-# counted (--toggle-collect). Counting at two sizes LO < HI, the costs of each
+# the drain, run inside `measured`
+# (crates/finegrain-bench/src/bin/mailbox_cost.rs), and only that is counted
+# (--toggle-collect). Counting at two sizes LO < HI, the costs of each
 # call (the call, and for a drain `has_mail`, `begin_drain` and the last, empty
 # `try_recv`) cancel in the difference, so
 #
@@ -19,7 +20,7 @@
 # difference is messages 17 and up, every one through the overflow queue.
 # Instruction counts do not show what an instruction costs: the send's SeqCst
 # fence and a contended CAS or lock take far longer than their one instruction
-# (see the timings of `cargo run --release -p finegrain --example mailbox_cost`).
+# (see the timings of `cargo run --release -p finegrain-bench --bin mailbox_cost`).
 #
 # Environment: ROUNDS (default 1000), RING_LO/RING_HI (default 4/12),
 # OVF_LO/OVF_HI (default 32/64), CARGO_FLAGS (extra flags for cargo build).
@@ -38,8 +39,8 @@ command -v valgrind >/dev/null || { echo "mailbox_cost.sh: valgrind is not insta
 
 cd "$(dirname "$0")/.."
 # shellcheck disable=SC2086 # CARGO_FLAGS is a list of flags
-cargo build --release -p finegrain --example mailbox_cost $CARGO_FLAGS >&2
-bin="${CARGO_TARGET_DIR:-target}/release/examples/mailbox_cost"
+cargo build --release -p finegrain-bench --bin mailbox_cost $CARGO_FLAGS >&2
+bin="${CARGO_TARGET_DIR:-target}/release/mailbox_cost"
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Instructions per reduced phase, piggybacked (000 section 4.2) against the
 # shared-memory tree, counted by callgrind (deterministic where timings on a
-# shared machine are not). Timings: `cargo run --release -p finegrain
-# --example reduce_cost` (docs/policies.md, Reductions).
+# shared machine are not). Timings: `cargo run --release -p finegrain-bench
+# --bin reduce_cost` (docs/policies.md, Reductions).
 #
 #   scripts/reduce_cost.sh
 #   POLICIES='adm-central ws' K1=4 K2=64 scripts/reduce_cost.sh
@@ -10,12 +10,13 @@
 # Method: one worker, so that every instruction of a phase (the caller's
 # enqueues, the tasks, the messages the worker sends itself as worker, manager
 # and root, the tree's counter and combine) runs on the thread that callgrind
-# counts inside `measured` (examples/reduce_cost.rs). A phase of K tasks with
-# empty bodies costs c(K) = (I(P2) - I(P1)) / (P2 - P1) over P1 and P2 phases;
-# from two sizes K1 < K2, per task = (c(K2) - c(K1)) / (K2 - K1) and per phase
-# (fixed) = c(K1) - K1 * per task. `plain` is `finegrain::phase` (no value,
-# X10 counter) for comparison. With more workers only the caller's own
-# instructions would be counted, so no multi-worker counts are given.
+# counts inside `measured` (crates/finegrain-bench/src/bin/reduce_cost.rs). A
+# phase of K tasks with empty bodies costs c(K) = (I(P2) - I(P1)) / (P2 - P1)
+# over P1 and P2 phases; from two sizes K1 < K2, per task = (c(K2) - c(K1)) /
+# (K2 - K1) and per phase (fixed) = c(K1) - K1 * per task. `plain` is
+# `finegrain::phase` (no value, X10 counter) for comparison. With more workers
+# only the caller's own instructions would be counted, so no multi-worker
+# counts are given.
 #
 # Environment: POLICIES (default "adm-central adm-hier ws"), K1, K2 (tasks per
 # phase; default 8, 64), P1, P2 (phases; default 20, 40), CARGO_FLAGS.
@@ -33,8 +34,8 @@ command -v valgrind >/dev/null || { echo "reduce_cost.sh: valgrind is not instal
 
 cd "$(dirname "$0")/.."
 # shellcheck disable=SC2086 # CARGO_FLAGS is a list of flags
-cargo build --release -p finegrain --example reduce_cost $CARGO_FLAGS >&2
-bin="${CARGO_TARGET_DIR:-target}/release/examples/reduce_cost"
+cargo build --release -p finegrain-bench --bin reduce_cost $CARGO_FLAGS >&2
+bin="${CARGO_TARGET_DIR:-target}/release/reduce_cost"
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT

@@ -20,7 +20,7 @@ pub enum Command {
         #[arg(long, default_value = "test,small,full", value_name = "LIST")]
         sizes: String,
     },
-    /// Run workloads under policies, Rayon and (optionally) the C++ peers; write a table, CSV, JSON and plots.
+    /// Run workloads under policies, Rayon, chili and (optionally) the C++ peers; write a table, CSV, JSON and plots.
     Bench(BenchArgs),
     /// Measure METG(50%), Task Bench's minimum effective task granularity, per policy.
     Metg(MetgArgs),
@@ -62,6 +62,9 @@ pub struct BenchArgs {
     /// Leave out the Rayon baseline.
     #[arg(long)]
     pub no_rayon: bool,
+    /// Leave out the chili baseline (fib, nqueens, cilksort and uts have a chili version).
+    #[arg(long)]
+    pub no_chili: bool,
     /// Skip the SVG/PNG plots.
     #[arg(long)]
     pub no_plots: bool,

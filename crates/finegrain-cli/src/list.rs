@@ -46,5 +46,6 @@ pub fn main(sizes: &[Size]) {
     }
     println!();
     println!("OTHER RUNTIMES in `bench`: serial (the reference every speedup is relative to), rayon (where the");
-    println!("workload has a Rayon version), and with --peers the C++ peers tbb and omp (peers/build/peer_*).");
+    println!("workload has a Rayon version), chili (heartbeat-scheduled joins: fib, nqueens, cilksort, uts), and");
+    println!("with --peers the C++ peers tbb and omp (peers/build/peer_*).");
 }

@@ -5,6 +5,7 @@
 //! written); 2 when the command line is invalid (nothing is run or written).
 
 mod bench;
+mod chili_programs;
 mod cli;
 mod clock;
 mod list;

@@ -4,10 +4,12 @@
 
 use crate::specs::PolicySpec;
 use std::collections::BTreeMap;
+use std::num::NonZeroUsize;
 
 pub struct Pools {
     finegrain: BTreeMap<(usize, usize), finegrain::Pool>,
     rayon: BTreeMap<usize, rayon::ThreadPool>,
+    chili: BTreeMap<usize, chili::ThreadPool>,
 }
 
 impl Pools {
@@ -40,7 +42,17 @@ impl Pools {
                 rayon.insert(t, pool);
             }
         }
-        Ok(Pools { finegrain, rayon })
+        Ok(Pools { finegrain, rayon, chili: BTreeMap::new() })
+    }
+
+    /// Add one chili pool per thread count: `t` threads are the thread that
+    /// opens a scope on the pool and `t - 1` workers (chili also starts a
+    /// heartbeat thread per pool, which sleeps between heartbeats).
+    pub fn add_chili(&mut self, threads: &[usize]) {
+        for &t in threads {
+            let config = chili::Config { thread_count: NonZeroUsize::new(t), ..Default::default() };
+            self.chili.insert(t, chili::ThreadPool::with_config(config));
+        }
     }
 
     pub fn finegrain(&self, policy: usize, threads: usize) -> &finegrain::Pool {
@@ -49,5 +61,9 @@ impl Pools {
 
     pub fn rayon(&self, threads: usize) -> Option<&rayon::ThreadPool> {
         self.rayon.get(&threads)
+    }
+
+    pub fn chili(&self, threads: usize) -> Option<&chili::ThreadPool> {
+        self.chili.get(&threads)
     }
 }

@@ -1,7 +1,7 @@
 //! Runs a few workloads under every registered policy, beside the serial
 //! program, and prints time and the scheduler's time breakdown.
 //!
-//! `cargo run --release --example demo`
+//! `cargo run --release -p finegrain --example demo`
 use finegrain::{join, policies, reduce, Pool};
 use std::time::{Duration, Instant};
 

@@ -5,6 +5,7 @@
 
 use super::plan::{Config, Plan, Runtime};
 use super::record::{RunRecord, RunStats};
+use crate::chili_programs::{self, ChiliProgram};
 use crate::pools::Pools;
 use finegrain::Stats;
 use finegrain_workloads::util::SplitMix64;
@@ -34,9 +35,9 @@ enum Attempt {
 }
 
 /// How many runs the plan makes per workload, before knowing which workloads
-/// have a Rayon version (for the progress bar; corrected as we learn).
+/// have a Rayon or chili version (for the progress bar; corrected as we learn).
 pub fn expected_runs(plan: &Plan) -> u64 {
-    let per_round = plan.configs(plan.rayon, !plan.peers.is_empty()).len();
+    let per_round = plan.configs(plan.rayon, plan.chili, !plan.peers.is_empty()).len();
     (per_round * (plan.warmup + plan.reps)) as u64
 }
 
@@ -63,7 +64,8 @@ fn run_workload(plan: &Plan, pools: &Pools, pb: &ProgressBar, wi: usize, w: &dyn
     };
     let has_rayon = plan.rayon && probe_rayon(plan, pools, pb, inst.as_ref(), &reference, name, out);
     let peer_args = inst.peer_args();
-    let configs = plan.configs(has_rayon, peer_args.is_some() && !plan.peers.is_empty());
+    let chili = if plan.chili { probe_chili(plan, pools, pb, inst.as_ref(), &reference, name, peer_args.as_deref(), out) } else { None };
+    let configs = plan.configs(has_rayon, chili.is_some(), peer_args.is_some() && !plan.peers.is_empty());
     // Correct the bar: this workload may have fewer configurations than assumed.
     let actual = (configs.len() * (plan.warmup + plan.reps)) as u64;
     pb.set_length(pb.length().unwrap_or(0) + actual - expected);
@@ -85,7 +87,7 @@ fn run_workload(plan: &Plan, pools: &Pools, pb: &ProgressBar, wi: usize, w: &dyn
             if broken[ci] {
                 continue;
             }
-            let attempt = run_once(plan, pools, inst.as_ref(), &reference, cfg, name, peer_args.as_deref());
+            let attempt = run_once(plan, pools, inst.as_ref(), chili.as_deref(), &reference, cfg, name, peer_args.as_deref());
             let what = format!("{name} / {} / {} threads / {}", plan.label(cfg.runtime), cfg.threads, round_name(plan, round));
             match attempt {
                 Attempt::Broken(msg) => {
@@ -147,7 +149,49 @@ fn probe_rayon(plan: &Plan, pools: &Pools, pb: &ProgressBar, inst: &dyn Instance
     }
 }
 
-fn run_once(plan: &Plan, pools: &Pools, inst: &dyn Instance, reference: &Output, cfg: Config, name: &str, peer_args: Option<&str>) -> Attempt {
+/// The workload's chili version with its input built (outside every timing),
+/// run once in the largest chili pool and checked; `None` if it has none (or
+/// the probe panicked).
+#[allow(clippy::too_many_arguments)]
+fn probe_chili(
+    plan: &Plan,
+    pools: &Pools,
+    pb: &ProgressBar,
+    inst: &dyn Instance,
+    reference: &Output,
+    name: &str,
+    peer_args: Option<&str>,
+    out: &mut Outcome,
+) -> Option<Box<dyn ChiliProgram>> {
+    let t = *plan.threads.last().expect("at least one thread count");
+    let pool = pools.chili(t)?;
+    pb.set_message(format!("{name}: probing the chili version"));
+    let program = chili_programs::program(name, peer_args)?;
+    match catch_unwind(AssertUnwindSafe(|| program.run(&mut pool.scope()))) {
+        Ok(got) => {
+            if let Err(msg) = inst.check(reference, &got) {
+                report(pb, out, format!("CHECK FAILED: {name} / chili / {t} threads / probe: {msg}"));
+            }
+            Some(program)
+        }
+        Err(p) => {
+            report(pb, out, format!("RUN FAILED: {name} / chili / {t} threads / probe: panicked: {}", panic_text(&p)));
+            None
+        }
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+fn run_once(
+    plan: &Plan,
+    pools: &Pools,
+    inst: &dyn Instance,
+    chili: Option<&dyn ChiliProgram>,
+    reference: &Output,
+    cfg: Config,
+    name: &str,
+    peer_args: Option<&str>,
+) -> Attempt {
     if let Runtime::Peer(p) = cfg.runtime {
         return run_peer(plan, p, cfg.threads, name, peer_args.unwrap_or(""));
     }
@@ -172,6 +216,16 @@ fn run_once(plan: &Plan, pools: &Pools, inst: &dyn Instance, reference: &Output,
             let pool = pools.rayon(cfg.threads).expect("rayon pools exist when rayon runs");
             let (got, ns) = pool.install(|| timed(&|| inst.rayon()));
             (got, ns, None)
+        }
+        // The scope is opened before the clock starts, as `install` hands over
+        // to the other runtimes' pools outside it.
+        Runtime::Chili => {
+            let pool = pools.chili(cfg.threads).expect("chili pools exist when chili runs");
+            let program = chili.expect("chili runs only workloads with a chili version");
+            let mut scope = pool.scope();
+            let start = Instant::now();
+            let got = program.run(&mut scope);
+            (Some(got), start.elapsed().as_nanos() as u64, None)
         }
         Runtime::Peer(_) => unreachable!("peers returned above"),
     }));

@@ -59,6 +59,7 @@ struct Parameters<'a> {
     warmup: usize,
     seed: u64,
     rayon: bool,
+    chili: bool,
     peers: Vec<&'a str>,
     peer_notes: &'a [String],
 }
@@ -102,6 +103,7 @@ pub fn write_json(
             warmup: plan.warmup,
             seed: plan.seed,
             rayon: plan.rayon,
+            chili: plan.chili,
             peers: plan.peers.iter().map(|p| p.name).collect(),
             peer_notes: &plan.peer_notes,
         },

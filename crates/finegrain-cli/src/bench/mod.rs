@@ -30,7 +30,10 @@ pub fn main(args: &BenchArgs) -> Result<bool, Failure> {
         eprintln!("finegrain: warning: {w}");
     }
     std::fs::create_dir_all(&plan.out).map_err(|e| Failure::Fatal(format!("cannot create {}: {e}", plan.out.display())))?;
-    let pools = Pools::build(&plan.policies, &plan.threads, plan.rayon).map_err(Failure::Fatal)?;
+    let mut pools = Pools::build(&plan.policies, &plan.threads, plan.rayon).map_err(Failure::Fatal)?;
+    if plan.chili {
+        pools.add_chili(&plan.threads);
+    }
 
     let names: Vec<&str> = plan.workloads.iter().map(|w| w.name()).collect();
     let policy_labels: Vec<&str> = plan.policies.iter().map(|p| p.label.as_str()).collect();

@@ -14,6 +14,8 @@ pub enum Runtime {
     /// finegrain under the policy with this index in `Plan::policies`.
     Finegrain(usize),
     Rayon,
+    /// chili, where the workload has a chili version (`chili_programs`).
+    Chili,
     /// The C++ peer with this index in `Plan::peers`.
     Peer(usize),
 }
@@ -35,6 +37,7 @@ pub struct Plan {
     pub seed: u64,
     pub out: PathBuf,
     pub rayon: bool,
+    pub chili: bool,
     pub peers: Vec<Peer>,
     /// Why requested peers will not run (missing executables), said once.
     pub peer_notes: Vec<String>,
@@ -65,6 +68,7 @@ impl Plan {
             seed: a.seed,
             out: a.out.clone(),
             rayon: !a.no_rayon,
+            chili: !a.no_chili,
             peers,
             peer_notes,
             plots: !a.no_plots,
@@ -72,13 +76,16 @@ impl Plan {
     }
 
     /// The configurations of one workload, in report order: serial, each policy,
-    /// Rayon, peers; thread counts ascending within each.
-    pub fn configs(&self, has_rayon: bool, has_peers: bool) -> Vec<Config> {
+    /// Rayon, chili, peers; thread counts ascending within each.
+    pub fn configs(&self, has_rayon: bool, has_chili: bool, has_peers: bool) -> Vec<Config> {
         let mut v = vec![Config { runtime: Runtime::Serial, threads: 1 }];
         let mut add = |rt: Runtime| v.extend(self.threads.iter().map(|&threads| Config { runtime: rt, threads }));
         (0..self.policies.len()).for_each(|p| add(Runtime::Finegrain(p)));
         if has_rayon {
             add(Runtime::Rayon);
+        }
+        if has_chili {
+            add(Runtime::Chili);
         }
         if has_peers {
             (0..self.peers.len()).for_each(|p| add(Runtime::Peer(p)));
@@ -92,16 +99,18 @@ impl Plan {
             Runtime::Serial => 0,
             Runtime::Finegrain(p) => 1 + p,
             Runtime::Rayon => 1 + self.policies.len(),
-            Runtime::Peer(p) => 2 + self.policies.len() + p,
+            Runtime::Chili => 2 + self.policies.len(),
+            Runtime::Peer(p) => 3 + self.policies.len() + p,
         }
     }
 
-    /// `serial`, `finegrain`, `rayon`, or the peer's runtime name.
+    /// `serial`, `finegrain`, `rayon`, `chili`, or the peer's runtime name.
     pub fn runtime_name(&self, rt: Runtime) -> &str {
         match rt {
             Runtime::Serial => "serial",
             Runtime::Finegrain(_) => "finegrain",
             Runtime::Rayon => "rayon",
+            Runtime::Chili => "chili",
             Runtime::Peer(p) => self.peers[p].name,
         }
     }

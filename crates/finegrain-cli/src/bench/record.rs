@@ -9,7 +9,7 @@ pub struct RunRecord {
     pub size: String,
     /// The instance's `describe()`: its input parameters.
     pub input: String,
-    /// `serial`, `finegrain`, `rayon`, `tbb`, `omp`.
+    /// `serial`, `finegrain`, `rayon`, `chili`, `tbb`, `omp`.
     pub runtime: String,
     /// The label in tables and plots (the policy spec as written, or the runtime).
     pub config: String,

@@ -1,36 +1,31 @@
-//! Fork-join overhead: finegrain's `ws` policy beside serial code and Rayon,
-//! at 1 and 2 threads, in one divan run.
+//! Fork-join overhead: finegrain's `ws` policy beside serial code, Rayon and
+//! chili, at 1 and 2 threads, in one divan run.
 //!
 //! ```text
-//! cargo bench -p finegrain --bench overhead
-//! FG_TREE_NODES=1000000 cargo bench -p finegrain --bench overhead -- tree_sum
+//! cargo bench -p finegrain-bench --bench overhead
+//! FG_TREE_NODES=1000000 cargo bench -p finegrain-bench --bench overhead -- tree_sum
 //! ```
 //!
 //! Groups: `fib30`, `fib35` (a join per call), `tree_sum` (a join per node with
 //! two children; 10^8 nodes unless `FG_TREE_NODES` says otherwise), `loop_sum`
-//! (10^7 f64 through `finegrain::reduce` / `par_iter().sum()`).
+//! (10^7 f64 through `finegrain::reduce` / `par_iter().sum()`; chili has no
+//! loop, so no chili benchmark there).
 //!
 //! divan runs one configuration to completion before the next, so on a shared
 //! machine a burst of load lands on whichever it is timing. For numbers worth
-//! comparing, use the interleaved runner, `examples/overhead.rs`; this file is
+//! comparing, use the interleaved runner, `src/bin/overhead.rs`; this file is
 //! the quick, per-workload view (and compiles in CI).
 //!
 //! Pools are built once per benchmark, before `Bencher::bench`, so the timed
-//! closure holds only `install` (a few microseconds) and the workload. Each
-//! parallel benchmark first checks one untimed run against the serial result:
-//! a fast wrong answer is no result, and the run doubles as a warm-up.
-
-// divan's macros expand to items stabilised in Rust 1.80, which clippy flags
-// against the workspace's 1.75 MSRV. divan (like Rayon 1.12) already needs
-// 1.80 itself, so benchmarks cannot build on 1.75 regardless; the library's
-// MSRV is unaffected.
-#![allow(clippy::incompatible_msrv)]
-
-mod workloads;
+//! closure holds only `install` (for chili, opening a scope on the pool; a few
+//! microseconds either way) and the workload. Each parallel benchmark first
+//! checks one untimed run against the serial result: a fast wrong answer is no
+//! result, and the run doubles as a warm-up.
 
 use divan::{black_box, Bencher};
+use finegrain_bench::kernels::*;
+use std::num::NonZeroUsize;
 use std::sync::OnceLock;
-use workloads::*;
 
 fn main() {
     divan::main();
@@ -50,7 +45,12 @@ fn rayon_pool(threads: usize) -> rayon::ThreadPool {
     rayon::ThreadPoolBuilder::new().num_threads(threads).build().expect("rayon pool")
 }
 
-/// fib(N) three ways. A macro, not a const-generic group, so the groups carry
+/// `threads` in all: the thread that opens a scope and `threads - 1` workers.
+fn chili_pool(threads: usize) -> chili::ThreadPool {
+    chili::ThreadPool::with_config(chili::Config { thread_count: NonZeroUsize::new(threads), ..Default::default() })
+}
+
+/// fib(N) four ways. A macro, not a const-generic group, so the groups carry
 /// the plain names `fib30` and `fib35` that the README refers to.
 macro_rules! fib_group {
     ($group:ident, $n:expr, $samples:expr) => {
@@ -76,6 +76,13 @@ macro_rules! fib_group {
                 let pool = rayon_pool(threads);
                 assert_eq!(pool.install(|| fib_rayon(N)), fib_serial(N));
                 b.bench(|| pool.install(|| fib_rayon(black_box(N))));
+            }
+
+            #[divan::bench(args = [1, 2])]
+            fn chili(b: Bencher, threads: usize) {
+                let pool = chili_pool(threads);
+                assert_eq!(fib_chili(&mut pool.scope(), N), fib_serial(N));
+                b.bench(|| fib_chili(&mut pool.scope(), black_box(N)));
             }
         }
     };
@@ -119,6 +126,14 @@ mod tree_sum {
         let pool = rayon_pool(threads);
         assert_eq!(pool.install(|| t.sum_rayon()), t.expected_sum());
         b.bench(|| pool.install(|| black_box(t).sum_rayon()));
+    }
+
+    #[divan::bench(args = [1, 2])]
+    fn chili(b: Bencher, threads: usize) {
+        let t = tree();
+        let pool = chili_pool(threads);
+        assert_eq!(t.sum_chili(&mut pool.scope()), t.expected_sum());
+        b.bench(|| black_box(t).sum_chili(&mut pool.scope()));
     }
 }
 

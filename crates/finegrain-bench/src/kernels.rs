@@ -1,18 +1,27 @@
-//! Workloads shared by the divan benchmarks (`benches/overhead.rs`), the
-//! interleaved runner (`examples/overhead.rs`) and the callgrind driver
-//! (`examples/spawn_cost.rs`), so all three time exactly the same code.
+//! The workloads of the fork-join comparisons, written once and shared by the
+//! divan benchmarks (`benches/overhead.rs`), the interleaved runner
+//! (`src/bin/overhead.rs`), the callgrind driver (`src/bin/spawn_cost.rs`) and
+//! the small fib programs (`fibtest`, `fib_policy`), so all of them time
+//! exactly the same code.
 //!
-//! It lives in `benches/workloads/mod.rs` rather than `benches/workloads.rs`
-//! because Cargo would take the latter for a benchmark target of its own.
-//! The examples pull it in with `#[path]`.
+//! Every fork-join workload comes in the same shape five ways: serial, through
+//! [`seq_join`] (the fork-join shape with no runtime), with `finegrain::join`,
+//! with `rayon::join`, and with chili's `Scope::join` (chili is the Rust port
+//! of Spice's heartbeat scheduling). The loop sum has serial, finegrain
+//! (`reduce`) and Rayon (`par_iter`) versions; chili has no loop construct.
+//! The finegrain and Rayon versions run on whatever pool is current, so
+//! callers choose the threads by installing them in a pool built beforehand;
+//! the chili versions run on the scope they are given.
 //!
-//! Every workload comes in three versions with the same shape: serial, with
-//! `finegrain::join`/`reduce`, and with `rayon::join`/`par_iter`. The parallel
-//! versions run on whatever pool is current, so callers choose the threads by
-//! installing them in a pool built beforehand.
+//! The serial references (and [`seq_join`]'s versions) are `#[inline]`, so each
+//! program compiles its own copy, as it did when this file was a module of
+//! each program: compiled once in this library, the serial fib executed about
+//! one instruction more per call, which moved every spawn cost computed
+//! against it. The runtime versions are not: with the hint, the compiler made
+//! `fib_finegrain` rather than finegrain's `join` the recursive function, which
+//! without the `stats` feature cost eight instructions more per spawn.
 
-#![allow(dead_code)] // each includer uses a different subset
-
+use chili::Scope;
 use rayon::prelude::*;
 
 // ---------------------------------------------------------------- fib
@@ -30,6 +39,7 @@ pub fn fib_joins(n: u64) -> u64 {
 /// The baseline: plain recursion, as a user would write it. LLVM may turn one
 /// of the two calls into a loop; serial code in the wild gets that too, so
 /// Tserial is the honest cost of not parallelising.
+#[inline]
 pub fn fib_serial(n: u64) -> u64 {
     if n < 2 {
         return n;
@@ -46,6 +56,7 @@ pub fn fib_finegrain(n: u64) -> u64 {
 }
 
 /// fib through [`seq_join`]: the shape of a fork-join program with no runtime.
+#[inline]
 pub fn fib_seq_join(n: u64) -> u64 {
     if n < 2 {
         return n;
@@ -62,11 +73,41 @@ pub fn fib_rayon(n: u64) -> u64 {
     a + b
 }
 
+/// fib through chili's `join` (by way of [`chili_join`]), as in chili's own
+/// benchmarks: the scope is threaded through the recursion.
+pub fn fib_chili(s: &mut Scope<'_>, n: u64) -> u64 {
+    if n < 2 {
+        return n;
+    }
+    let (a, b) = chili_join(s, move |s| fib_chili(s, n - 1), move |s| fib_chili(s, n - 2));
+    a + b
+}
+
+/// chili's `join` with the roles of `rayon::join` and `finegrain::join`: `a`
+/// runs first, on this thread, and `b` is the job another thread may take.
+/// chili's own `Scope::join(a, b)` runs `b` first and offers `a` to the
+/// heartbeat, so the kernels pass the closures to it swapped: the three
+/// runtimes then walk the same recursion in the same order. The order
+/// matters beyond the scheduler: the tree sum's arena is in preorder, and a
+/// walk that takes right subtrees first reads it backwards, which (see
+/// docs/benchmarks.md) cost chili several times its join cost.
+#[inline]
+pub fn chili_join<A, B, RA, RB>(s: &mut Scope<'_>, a: A, b: B) -> (RA, RB)
+where
+    A: FnOnce(&mut Scope<'_>) -> RA + Send,
+    B: FnOnce(&mut Scope<'_>) -> RB + Send,
+    RA: Send,
+    RB: Send,
+{
+    let (rb, ra) = s.join(b, a);
+    (ra, rb)
+}
+
 /// `join` with no runtime: `a`, then `b`, on this thread. It separates what a
 /// fork-join program costs by its shape from what the runtime adds. The
 /// serial program can beat this shape: there the compiler turns one of the
 /// two recursive calls into a loop, which a `join` between them prevents
-/// (fib(35): serial 27.4 ms, through this 34 ms). Not inlined, like
+/// (figures in docs/benchmarks.md). Not inlined, like
 /// finegrain's `join` in a recursion: the compiler then keeps it as the
 /// recursive function with the closures inlined into it.
 #[inline(never)]
@@ -94,7 +135,7 @@ const NONE: u32 = u32::MAX;
 
 /// 16 bytes, so 10^8 nodes take 1.6 GB. Children are `u32` arena indices
 /// rather than pointers or boxes: half the size, and one allocation instead of
-/// 10^8, which keeps construction to about a second. The traversal still
+/// 10^8, which keeps construction quick. The traversal still
 /// chases a child index per node, like the pointer-based tree in Spice's and
 /// chili's tree-sum benchmark this mirrors.
 #[derive(Clone, Copy)]
@@ -123,10 +164,6 @@ impl Tree {
         Tree { nodes }
     }
 
-    pub fn len(&self) -> usize {
-        self.nodes.len()
-    }
-
     /// Nodes with two children: in a complete tree with n nodes, floor(n/2)
     /// have a child and at most one of those has only a left one, so this is
     /// floor((n - 1) / 2).
@@ -140,6 +177,7 @@ impl Tree {
         n * (n - 1) / 2
     }
 
+    #[inline]
     pub fn sum_serial(&self) -> u64 {
         sum_serial(&self.nodes, 0)
     }
@@ -152,8 +190,13 @@ impl Tree {
         sum_rayon(&self.nodes, 0)
     }
 
+    #[inline]
     pub fn sum_seq_join(&self) -> u64 {
         sum_seq_join(&self.nodes, 0)
+    }
+
+    pub fn sum_chili(&self, s: &mut Scope<'_>) -> u64 {
+        sum_chili(s, &self.nodes, 0)
     }
 }
 
@@ -175,6 +218,7 @@ fn build(nodes: &mut Vec<Node>, h: usize, n: usize) -> u32 {
 // In a complete tree a node with a right child always has a left one, so the
 // three cases are: two children (fork), left only, leaf.
 
+#[inline]
 fn sum_serial(t: &[Node], i: u32) -> u64 {
     let n = t[i as usize];
     if n.right != NONE {
@@ -198,6 +242,7 @@ fn sum_finegrain(t: &[Node], i: u32) -> u64 {
     }
 }
 
+#[inline]
 fn sum_seq_join(t: &[Node], i: u32) -> u64 {
     let n = t[i as usize];
     if n.right != NONE {
@@ -222,6 +267,18 @@ fn sum_rayon(t: &[Node], i: u32) -> u64 {
     }
 }
 
+fn sum_chili(s: &mut Scope<'_>, t: &[Node], i: u32) -> u64 {
+    let n = t[i as usize];
+    if n.right != NONE {
+        let (a, b) = chili_join(s, move |s| sum_chili(s, t, n.left), move |s| sum_chili(s, t, n.right));
+        n.value + a + b
+    } else if n.left != NONE {
+        n.value + sum_chili(s, t, n.left)
+    } else {
+        n.value
+    }
+}
+
 // ---------------------------------------------------------------- loop sum
 
 /// Elements in the loop benchmark.
@@ -234,6 +291,7 @@ pub fn loop_data(n: usize) -> Vec<f64> {
     (0..n).map(|i| (i % 1024) as f64).collect()
 }
 
+#[inline]
 pub fn loop_sum_serial(v: &[f64]) -> f64 {
     v.iter().sum()
 }

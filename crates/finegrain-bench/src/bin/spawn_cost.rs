@@ -1,7 +1,7 @@
 //! One run of fib(n) in one mode, for counting instructions under callgrind:
 //!
 //! ```text
-//! spawn_cost <serial|finegrain|rayon> <n> [threads] [policy]
+//! spawn_cost <serial|finegrain|rayon|chili> <n> [threads] [policy]
 //! ```
 //!
 //! `scripts/spawn_cost.sh` runs it at two sizes and turns the difference into
@@ -9,20 +9,28 @@
 //! counted (`--toggle-collect`), so pool start-up and shutdown, which differ
 //! from run to run with thread scheduling, stay out of the numbers. The pool is
 //! built before, and the root call enters `measured` on the worker that runs
-//! it, so with one thread every join of the computation is inside.
+//! it, so with one thread every join of the computation is inside. chili runs
+//! the root on the calling thread, in a scope opened on its pool before
+//! `measured`; with one thread its pool has no worker but still its heartbeat
+//! thread, whose heartbeats make the join that sees one share its job (taken
+//! back by the same thread), so chili's counts could move from run to run.
 //!
 //! With `WORKLOAD=tree` in the environment, `n` is a node count and the counted
-//! work is the tree sum of `benches/workloads` instead of fib(n).
+//! work is the tree sum of `finegrain_bench::kernels` instead of fib(n).
 //!
 //! `policy` (finegrain only, default `ws`) lets other policies be compared the
 //! same way.
+//!
+//! `scripts/spawn_cost.sh` with `EXTERNAL=1` also builds this file, with
+//! `kernels.rs` as a module of it, as a crate outside the workspace that
+//! depends on finegrain by path, with Cargo's default release profile and no
+//! RUSTFLAGS, to count what a user's program pays. (It rewrites the `use`
+//! line below for that, so keep the kernels imported in one line.)
 
-#[path = "../benches/workloads/mod.rs"]
-mod workloads;
-
+use finegrain_bench::kernels::{fib_chili, fib_finegrain, fib_joins, fib_rayon, fib_serial, Tree};
 use std::hint::black_box;
+use std::num::NonZeroUsize;
 use std::sync::OnceLock;
-use workloads::{fib_finegrain, fib_joins, fib_rayon, fib_serial, Tree};
 
 /// Set when `WORKLOAD=tree`: `measured` then sums this tree, of `n` nodes,
 /// instead of computing fib(n).
@@ -33,23 +41,27 @@ enum Mode {
     Serial,
     Finegrain,
     Rayon,
+    Chili,
 }
 
 /// The counted region. Not inlined, so callgrind sees a function to toggle on;
-/// not generic, so its symbol is exactly `spawn_cost::measured`.
+/// not generic over types (only lifetimes), so its symbol is exactly
+/// `spawn_cost::measured`. `scope` is chili's, and only chili's mode uses it.
 #[inline(never)]
-fn measured(mode: Mode, n: u64) -> u64 {
+fn measured(mode: Mode, n: u64, scope: Option<&mut chili::Scope<'_>>) -> u64 {
     if let Some(t) = TREE.get() {
         return match mode {
             Mode::Serial => t.sum_serial(),
             Mode::Finegrain => t.sum_finegrain(),
             Mode::Rayon => t.sum_rayon(),
+            Mode::Chili => t.sum_chili(scope.expect("chili runs in a scope")),
         };
     }
     match mode {
         Mode::Serial => fib_serial(n),
         Mode::Finegrain => fib_finegrain(n),
         Mode::Rayon => fib_rayon(n),
+        Mode::Chili => fib_chili(scope.expect("chili runs in a scope"), n),
     }
 }
 
@@ -58,7 +70,7 @@ fn measured(mode: Mode, n: u64) -> u64 {
 const WARM_UP: u64 = 18;
 
 fn usage() -> ! {
-    eprintln!("usage: spawn_cost <serial|finegrain|rayon> <n> [threads] [policy]");
+    eprintln!("usage: spawn_cost <serial|finegrain|rayon|chili> <n> [threads] [policy]");
     std::process::exit(2)
 }
 
@@ -68,6 +80,7 @@ fn main() {
         Some("serial") => Mode::Serial,
         Some("finegrain") => Mode::Finegrain,
         Some("rayon") => Mode::Rayon,
+        Some("chili") => Mode::Chili,
         _ => usage(),
     };
     let n: u64 = args.get(1).and_then(|s| s.parse().ok()).unwrap_or_else(|| usage());
@@ -86,16 +99,23 @@ fn main() {
     // number of instructions) would otherwise land in the count at random.
     let warm = WARM_UP.min(n);
     let r = match mode {
-        Mode::Serial => measured(mode, n),
+        Mode::Serial => measured(mode, n, None),
         Mode::Finegrain => {
             let pool = finegrain::Pool::new(threads, policy).unwrap_or_else(|e| panic!("pool {policy:?}: {e}"));
             pool.install(|| fib_finegrain(black_box(warm)));
-            pool.install(|| measured(mode, n))
+            pool.install(|| measured(mode, n, None))
         }
         Mode::Rayon => {
             let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().expect("rayon pool");
             pool.install(|| fib_rayon(black_box(warm)));
-            pool.install(|| measured(mode, n))
+            pool.install(|| measured(mode, n, None))
+        }
+        Mode::Chili => {
+            let config = chili::Config { thread_count: NonZeroUsize::new(threads), ..Default::default() };
+            let pool = chili::ThreadPool::with_config(config);
+            let mut scope = pool.scope();
+            fib_chili(&mut scope, black_box(warm));
+            measured(mode, n, Some(&mut scope))
         }
     };
     // Checked here rather than trusted: a count from a wrong run means nothing.

@@ -1,8 +1,8 @@
-//! Interleaved fork-join overhead runner: finegrain `ws` against serial code and
-//! Rayon, at 1 and 2 threads.
+//! Interleaved fork-join overhead runner: finegrain (`ws` unless `FG_POLICY`
+//! says otherwise) against serial code, Rayon and chili, at 1 and 2 threads.
 //!
 //! ```text
-//! cargo run --release -p finegrain --example overhead -- [--reps N] [--quick]
+//! cargo run --release -p finegrain-bench --bin overhead -- [--reps N] [--quick]
 //!     [--only fib35,tree_sum,...] [--stats]
 //! ```
 //!
@@ -10,8 +10,8 @@
 //! before starting the next, so on a shared machine a minute of someone else's
 //! compile lands entirely on one configuration and the comparison is off. Here
 //! every repetition runs every configuration once (serial, finegrain x1 and
-//! x2, rayon x1 and x2, and the same recursion through a `join` that has no
-//! runtime) before the next repetition starts, and the starting
+//! x2, rayon x1 and x2, chili x1 and x2, and the same recursion through a
+//! `join` that has no runtime) before the next repetition starts, and the starting
 //! configuration rotates from one repetition to the next, so slow spells spread
 //! over all of them. Medians then discard the outliers that remain.
 //!
@@ -20,32 +20,41 @@
 //! counted analytically (fib(n): F(n+1) - 1; tree sum: one per node with two
 //! children). The loop's joins depend on run-time splitting, so it has none.
 //!
+//! chili (the Rust port of Spice, a Zig library for heartbeat scheduling as in
+//! Acar, Charguéraud, Guatto, Rainey and Sieczkowski, "Heartbeat Scheduling:
+//! Provable Efficiency for Nested Parallelism", PLDI 2018) runs the fork-join
+//! workloads; it has no parallel loop, so the loop sum has no chili rows. A
+//! chili pool of `t` threads is the calling thread plus `t - 1` workers, plus
+//! its heartbeat thread; each timed run opens a scope on the pool, as
+//! `install` enters the other runtimes' pools.
+//!
 //! `--quick` shrinks everything (fib 25 and 30, a 2^20-node tree, a 10^6-element
 //! loop, 3 repetitions) for a smoke run while developing. `FG_TREE_NODES`
 //! overrides the tree size in either mode.
 
-#[path = "../benches/workloads/mod.rs"]
-mod workloads;
-
+use finegrain_bench::kernels::*;
 use std::hint::black_box;
+use std::num::NonZeroUsize;
 use std::time::{Duration, Instant};
-use workloads::*;
 
-/// Which implementation of a workload to call; the pool is chosen separately.
-#[derive(Clone, Copy, PartialEq)]
-enum Impl {
+/// Which implementation of a workload to call; the pool is chosen separately
+/// (for chili, the scope opened on it is passed in).
+enum Impl<'a, 'b> {
     Serial,
     /// The same recursion through `seq_join` (no runtime): the program's
     /// fork-join shape alone. Workloads without joins run serially.
     SeqJoin,
     Finegrain,
     Rayon,
+    Chili(&'a mut chili::Scope<'b>),
 }
 
 struct Workload {
     /// Display name with the actual size, e.g. `fib(35)`.
     label: String,
     joins: Option<u64>,
+    /// Whether the workload has a chili version (the loop has none).
+    chili: bool,
     run: Box<dyn Fn(Impl) -> u64 + Send + Sync>,
 }
 
@@ -54,6 +63,7 @@ enum Runner {
     SeqJoin,
     Finegrain(finegrain::Pool),
     Rayon(rayon::ThreadPool),
+    Chili(chili::ThreadPool),
 }
 
 struct Config {
@@ -63,9 +73,9 @@ struct Config {
 
 impl Config {
     /// One timed run: its result, wall time and the CPU time of the thread that
-    /// ran the root of the workload. `install` is inside the wall time, as a
-    /// user pays for it, but it costs microseconds against runs of
-    /// milliseconds.
+    /// ran the root of the workload. `install` (for chili, opening a scope on
+    /// the pool) is inside the wall time, as a user pays for it, but it costs
+    /// microseconds against runs of milliseconds.
     ///
     /// With one thread that thread does all the work, so its CPU time is T1
     /// without the time other processes held the core: on a loaded machine it
@@ -74,7 +84,7 @@ impl Config {
     /// reported.
     fn time(&self, w: &Workload) -> Sample {
         let start = Instant::now();
-        let timed = |i| {
+        let timed = |i: Impl| {
             let c0 = thread_cpu();
             let r = (w.run)(i);
             (r, thread_cpu() - c0)
@@ -84,6 +94,7 @@ impl Config {
             Runner::SeqJoin => timed(Impl::SeqJoin),
             Runner::Finegrain(p) => p.install(|| timed(Impl::Finegrain)),
             Runner::Rayon(p) => p.install(|| timed(Impl::Rayon)),
+            Runner::Chili(p) => timed(Impl::Chili(&mut p.scope())),
         };
         Sample { result: black_box(result), wall: start.elapsed(), cpu }
     }
@@ -111,6 +122,8 @@ const WS2: usize = 2;
 const RAYON1: usize = 3;
 const RAYON2: usize = 4;
 const SEQJOIN: usize = 5;
+const CHILI1: usize = 6;
+const CHILI2: usize = 7;
 
 fn configs() -> Vec<Config> {
     // FG_POLICY picks the finegrain policy measured (default `ws`), e.g.
@@ -118,6 +131,7 @@ fn configs() -> Vec<Config> {
     let policy: &'static str = Box::leak(std::env::var("FG_POLICY").unwrap_or_else(|_| "ws".into()).into_boxed_str());
     let ws = |t| Runner::Finegrain(finegrain::Pool::new(t, policy).unwrap_or_else(|e| panic!("{e}")));
     let ry = |t| Runner::Rayon(rayon::ThreadPoolBuilder::new().num_threads(t).build().expect("rayon pool"));
+    let ch = |t| Runner::Chili(chili::ThreadPool::with_config(chili::Config { thread_count: NonZeroUsize::new(t), ..Default::default() }));
     let label = |t: usize| -> &'static str { Box::leak(format!("finegrain {policy} x{t}").into_boxed_str()) };
     vec![
         Config { name: "serial", runner: Runner::Serial },
@@ -126,6 +140,8 @@ fn configs() -> Vec<Config> {
         Config { name: "rayon x1", runner: ry(1) },
         Config { name: "rayon x2", runner: ry(2) },
         Config { name: "join without a runtime", runner: Runner::SeqJoin },
+        Config { name: "chili x1", runner: ch(1) },
+        Config { name: "chili x2", runner: ch(2) },
     ]
 }
 
@@ -133,6 +149,7 @@ fn fib_workload(n: u64) -> Workload {
     Workload {
         label: format!("fib({n})"),
         joins: Some(fib_joins(n)),
+        chili: true,
         run: Box::new(move |i| {
             let n = black_box(n);
             match i {
@@ -140,6 +157,7 @@ fn fib_workload(n: u64) -> Workload {
                 Impl::SeqJoin => fib_seq_join(n),
                 Impl::Finegrain => fib_finegrain(n),
                 Impl::Rayon => fib_rayon(n),
+                Impl::Chili(s) => fib_chili(s, n),
             }
         }),
     }
@@ -151,11 +169,13 @@ fn tree_workload(nodes: usize) -> Workload {
     Workload {
         label: format!("tree sum ({})", count(nodes as u64)),
         joins: Some(t.joins()),
+        chili: true,
         run: Box::new(move |i| match i {
             Impl::Serial => t.sum_serial(),
             Impl::SeqJoin => t.sum_seq_join(),
             Impl::Finegrain => t.sum_finegrain(),
             Impl::Rayon => t.sum_rayon(),
+            Impl::Chili(s) => t.sum_chili(s),
         }),
     }
 }
@@ -165,6 +185,7 @@ fn loop_workload(len: usize) -> Workload {
     Workload {
         label: format!("loop sum ({} f64)", count(len as u64)),
         joins: None,
+        chili: false,
         // The sum is an exact integer (see `loop_data`), so it converts
         // losslessly and compares like the others.
         run: Box::new(move |i| {
@@ -173,6 +194,7 @@ fn loop_workload(len: usize) -> Workload {
                 Impl::Serial | Impl::SeqJoin => loop_sum_serial(v),
                 Impl::Finegrain => loop_sum_finegrain(v),
                 Impl::Rayon => loop_sum_rayon(v),
+                Impl::Chili(_) => unreachable!("the loop sum has no chili version"),
             }) as u64
         }),
     }
@@ -282,6 +304,7 @@ fn loadavg() -> String {
 struct Summary {
     label: String,
     joins: Option<u64>,
+    chili: bool,
     wall: Vec<Duration>,
     cpu: Vec<Duration>,
 }
@@ -316,7 +339,7 @@ fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     println!("# finegrain fork-join overhead (interleaved)\n");
     let tail = if args.is_empty() { String::new() } else { format!(" -- {}", args.join(" ")) };
-    println!("- command: `cargo run --release -p finegrain --example overhead{tail}`");
+    println!("- command: `cargo run --release -p finegrain-bench --bin overhead{tail}`");
     println!("- machine: {}", machine());
     println!("- load average at start: {}", loadavg());
     println!("- {} repetitions, each running every configuration once, start rotating; median [min-max]", o.reps);
@@ -325,13 +348,16 @@ fn main() {
     let mut summaries = Vec::new();
     for (_, make) in &makers {
         let w = make();
+        // The configurations this workload runs: all but chili's where it has
+        // no chili version.
+        let active: Vec<usize> = (0..cfgs.len()).filter(|&i| w.chili || !matches!(cfgs[i].runner, Runner::Chili(_))).collect();
         let mut wall: Vec<Vec<Duration>> = vec![Vec::with_capacity(o.reps); cfgs.len()];
         let mut cpu: Vec<Vec<Duration>> = vec![Vec::with_capacity(o.reps); cfgs.len()];
 
         // Warm-up and check: page in the data, wake the pools once, and make
         // sure every configuration agrees with the serial answer.
         let expected = cfgs[SERIAL].time(&w).result;
-        for c in &cfgs {
+        for c in active.iter().map(|&i| &cfgs[i]) {
             let r = c.time(&w).result;
             assert_eq!(r, expected, "{}: {} returned {r}, serial {expected}", w.label, c.name);
         }
@@ -344,8 +370,8 @@ fn main() {
         }
 
         for rep in 0..o.reps {
-            for k in 0..cfgs.len() {
-                let ci = (rep + k) % cfgs.len();
+            for k in 0..active.len() {
+                let ci = active[(rep + k) % active.len()];
                 // Let the pool that just ran park its workers (both runtimes
                 // spin briefly before sleeping) so it does not take CPU time
                 // from the next configuration on a 2-core machine.
@@ -360,8 +386,8 @@ fn main() {
         println!("\n## {}{}\n", w.label, w.joins.map_or(String::new(), |j| format!(", {j} joins")));
         println!("| configuration | wall median | wall min - max | CPU median (1 thread) |");
         println!("|---|---:|---:|---:|");
-        for (i, c) in cfgs.iter().enumerate() {
-            let t = &wall[i];
+        for &i in &active {
+            let (c, t) = (&cfgs[i], &wall[i]);
             let (lo, hi) = (t.iter().min().unwrap(), t.iter().max().unwrap());
             let c_med = if one_thread(i) { fmt_time(median(&cpu[i])) } else { "-".into() };
             println!("| {} | {} | {} - {} | {} |", c.name, fmt_time(median(t)), fmt_time(*lo), fmt_time(*hi), c_med);
@@ -376,8 +402,9 @@ fn main() {
         summaries.push(Summary {
             label: w.label.clone(),
             joins: w.joins,
-            wall: wall.iter().map(|t| median(t)).collect(),
-            cpu: cpu.iter().map(|t| median(t)).collect(),
+            chili: w.chili,
+            wall: wall.iter().map(|t| if t.is_empty() { Duration::ZERO } else { median(t) }).collect(),
+            cpu: cpu.iter().map(|t| if t.is_empty() { Duration::ZERO } else { median(t) }).collect(),
         });
         // `w` (and a 1.6 GB tree) is dropped here, before the next workload.
     }
@@ -405,7 +432,11 @@ fn main() {
             );
         }
         let fg = format!("finegrain {}", std::env::var("FG_POLICY").unwrap_or_else(|_| "ws".into()));
-        for (name, i1, i2) in [(fg.as_str(), WS1, WS2), ("Rayon", RAYON1, RAYON2)] {
+        let mut runtimes = vec![(fg.as_str(), WS1, WS2), ("Rayon", RAYON1, RAYON2)];
+        if s.chili {
+            runtimes.push(("chili", CHILI1, CHILI2));
+        }
+        for (name, i1, i2) in runtimes {
             let t2 = s.wall[i2];
             println!(
                 "| {} | {} | {} | {:.2} | {} | {} | {:.2} | {} | {:.2} | {} |",
@@ -436,7 +467,7 @@ fn main() {
 }
 
 fn one_thread(config: usize) -> bool {
-    matches!(config, SERIAL | WS1 | RAYON1 | SEQJOIN)
+    matches!(config, SERIAL | WS1 | RAYON1 | SEQJOIN | CHILI1)
 }
 
 fn ratio(a: Duration, b: Duration) -> f64 {
