@@ -94,16 +94,18 @@ impl<B> ByPtr<B> {
     }
 }
 
-/// `join` with `b` moved into the job. Never inlined: in a recursion this
-/// stays the recursive function, with the user's closures (and the user's
-/// function, whose base case is then tested before each call) inlined into
-/// it, so the leaves of a tree run without a call. With a plain `#[inline]`
-/// the compiler made that choice only in some builds: in this workspace
-/// (one codegen unit, LTO), but not in a crate that depends on finegrain with
-/// the default release profile (sixteen codegen units), where it inlined this
-/// into the user's function instead and every leaf paid a call
-/// (`docs/benchmarks.md`, "A crate that depends on finegrain").
-#[inline(never)]
+/// `join` with `b` moved into the job. Not `inline(always)`: in a recursion
+/// the compiler then tends to keep this as the recursive function, with the
+/// user's closures (and the user's function, whose base case is then tested
+/// before each call) inlined into it, so the leaves of a tree run without a
+/// call. Whether it does is the inliner's choice: a binary crate that depends
+/// on finegrain with the default release profile gets the other shape (this
+/// inlined into the user's function, a call per leaf). `#[inline(never)]`
+/// would force the first shape there, but then the instance is a global
+/// symbol that a library crate calls through its GOT, which measured slower
+/// in library crates than this (`docs/benchmarks.md`, "A crate that depends
+/// on finegrain").
+#[inline]
 fn join_by_value<A, B, RA, RB>(a: A, b: B) -> (RA, RB)
 where
     A: FnOnce() -> RA + Send,
