@@ -9,7 +9,7 @@
 
 use super::Mechanism;
 
-/// How [`phase_reduce_with`](crate::phase_reduce_with) combines the tasks' values.
+/// How `phase_reduce_with` combines the tasks' values.
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
 pub enum ReduceMethod {
     /// `Piggyback` under the message-based policies, `Tree` under the others.
