@@ -60,10 +60,77 @@ use std::cell::Cell;
 /// from the mark's depth, through the address the `join` exposed.
 pub(crate) type Mark = Cell<Option<ExecFn>>;
 
+/// Zeroed words that the OS commits only where they are touched: an anonymous
+/// mapping of its own on Unix (whatever the allocator would do: glibc's
+/// `calloc` may hand out recycled heap memory and clear all of it, and
+/// `vec![None; n]` of a function pointer writes every word, either of which
+/// commits the whole region, as large as the worker's stack, at start-up);
+/// zeroed memory from the allocator elsewhere.
+struct Region {
+    ptr: std::ptr::NonNull<Mark>,
+    len: usize,
+}
+
+impl Region {
+    fn zeroed(len: usize) -> Region {
+        let bytes = len.checked_mul(std::mem::size_of::<Mark>()).expect("mark region size overflows");
+        #[cfg(unix)]
+        {
+            // SAFETY: a fresh private anonymous mapping; no address hint, no file.
+            let p = unsafe {
+                libc::mmap(
+                    std::ptr::null_mut(),
+                    bytes,
+                    libc::PROT_READ | libc::PROT_WRITE,
+                    libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_NORESERVE,
+                    -1,
+                    0,
+                )
+            };
+            if p == libc::MAP_FAILED {
+                panic!("finegrain: cannot map {bytes} bytes of frame marks: {}", std::io::Error::last_os_error());
+            }
+            // Anonymous mappings read as zero, which is `None` for every mark.
+            Region { ptr: std::ptr::NonNull::new(p.cast()).expect("mmap returned null"), len }
+        }
+        #[cfg(not(unix))]
+        {
+            let layout = std::alloc::Layout::array::<Mark>(len).expect("mark region layout");
+            // SAFETY: a non-zero size (len >= 1); zero bytes are `None` marks.
+            let p = unsafe { std::alloc::alloc_zeroed(layout) };
+            let ptr = std::ptr::NonNull::new(p.cast()).unwrap_or_else(|| std::alloc::handle_alloc_error(layout));
+            Region { ptr, len }
+        }
+    }
+}
+
+impl std::ops::Deref for Region {
+    type Target = [Mark];
+    fn deref(&self) -> &[Mark] {
+        // SAFETY: `len` zero-initialised marks (`None`), owned by this region.
+        unsafe { std::slice::from_raw_parts(self.ptr.as_ptr(), self.len) }
+    }
+}
+
+impl Drop for Region {
+    fn drop(&mut self) {
+        let bytes = self.len * std::mem::size_of::<Mark>();
+        // SAFETY: the mapping (or allocation) made by `zeroed`, of this size.
+        #[cfg(unix)]
+        unsafe {
+            libc::munmap(self.ptr.as_ptr().cast(), bytes);
+        }
+        #[cfg(not(unix))]
+        unsafe {
+            std::alloc::dealloc(self.ptr.as_ptr().cast(), std::alloc::Layout::array::<Mark>(self.len).expect("layout"));
+        }
+    }
+}
+
 /// See the module documentation.
 pub(crate) struct FrameMarks {
     /// Word `i` is the mark for depth `(len - i) * 8` (null: no mark).
-    region: Box<[Mark]>,
+    region: Region,
     /// The top of the worker's stack (8-aligned): depth 0.
     stack_hi: usize,
     scan_from: Cell<usize>,
@@ -71,16 +138,12 @@ pub(crate) struct FrameMarks {
 
 impl FrameMarks {
     /// Marks for a stack of `stack_bytes` below `stack_hi`. The region is
-    /// zeroed memory the OS commits only where it is touched, so its size
-    /// costs address space, not memory.
+    /// zeroed memory the OS commits only where it is touched ([`Region`]), so
+    /// its size costs address space, not memory: about one page per page of
+    /// stack the worker's recursions reach.
     pub(crate) fn new(stack_hi: usize, stack_bytes: usize) -> FrameMarks {
         let len = (stack_bytes / 8).max(1);
-        // `vec![null; n]` asks the allocator for zeroed memory (calloc), which
-        // for a region this size is fresh pages the OS commits on first touch.
-        let zeroed: Box<[Option<ExecFn>]> = vec![None; len].into_boxed_slice();
-        // SAFETY: `Cell<T>` has the same layout as `T` (`repr(transparent)`).
-        let region = unsafe { Box::from_raw(Box::into_raw(zeroed) as *mut [Mark]) };
-        FrameMarks { region, stack_hi: stack_hi & !7, scan_from: Cell::new(8) }
+        FrameMarks { region: Region::zeroed(len), stack_hi: stack_hi & !7, scan_from: Cell::new(8) }
     }
 
     pub(crate) fn stack_hi(&self) -> usize {
