@@ -63,10 +63,14 @@ fn every_policy_costs_about_what_ws_costs_per_worker_and_gives_it_back() {
         for info in finegrain::policies() {
             let (built, used) = per_worker(info.name, workers);
             println!("{} x{workers}: {built} kB per worker built, {used} kB after a phase (ws: {ws_built}, {ws_used})", info.name);
-            // Within 4x of ws, plus a page table's worth of slack for what
-            // the allocator and the OS round up.
+            // Within 4x of ws, plus slack: at build, for what the allocator
+            // and the OS round up; after running, also for the stack pages
+            // the recursion touched (about 50 kB in a debug build) and what
+            // each thread's allocator arena keeps of the tasks it freed, which
+            // varies from run to run with which worker ran what. Either is far
+            // below the mark region's 16 MB, which this test exists to catch.
             assert!(built <= 4 * ws_built + 64, "{} x{workers}: {built} kB per worker after build, ws {ws_built} kB", info.name);
-            assert!(used <= 4 * ws_used + 64, "{} x{workers}: {used} kB per worker after a phase, ws {ws_used} kB", info.name);
+            assert!(used <= 4 * ws_used + 512, "{} x{workers}: {used} kB per worker after a phase, ws {ws_used} kB", info.name);
         }
     }
     // Nothing retained: pools built and dropped over and over hold no more.
