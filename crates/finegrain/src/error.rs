@@ -18,6 +18,8 @@ pub enum Error {
     BadValue { policy: &'static str, option: &'static str, value: String, valid: String },
     /// A spec fragment that is not `name=value`.
     Malformed { spec: String, part: String },
+    /// An option given more than once in one spec.
+    DuplicateOption { spec: String, option: String },
     /// The global pool was already created when `build_global` was called.
     GlobalAlreadyInitialized,
     /// The operating system refused to start a worker thread.
@@ -48,6 +50,9 @@ impl fmt::Display for Error {
             }
             Error::Malformed { spec, part } => {
                 write!(f, "malformed policy spec {spec:?}: {part:?} is not name=value")
+            }
+            Error::DuplicateOption { spec, option } => {
+                write!(f, "policy spec {spec:?} gives option {option:?} more than once")
             }
             Error::GlobalAlreadyInitialized => write!(f, "the global pool is already initialized"),
             Error::ThreadSpawn(e) => write!(f, "could not start a worker thread: {e}"),

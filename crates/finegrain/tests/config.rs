@@ -98,6 +98,19 @@ fn malformed_specs_name_the_bad_part() {
     }
 }
 
+#[test]
+fn an_option_given_twice_is_an_error_naming_it() {
+    for (spec, option) in
+        [("ws:victim=random,victim=nearest", "victim"), ("ws:steal=one,order=lifo,steal=one", "steal"), ("adm-hier:radix=2,radix=4", "radix")]
+    {
+        let e = Policy::parse(spec).unwrap_err();
+        assert!(matches!(&e, Error::DuplicateOption { option: o, .. } if o == option), "{spec}: {e:?}");
+        let msg = e.to_string();
+        assert!(msg.contains(&format!("{option:?}")) && msg.contains("more than once"), "{spec}: {msg}");
+        assert!(Pool::builder().threads(1).policy(spec).build().is_err(), "{spec}");
+    }
+}
+
 /// What `policies()` documents is what the parser accepts, and a policy's
 /// canonical spelling parses back to the same policy.
 #[test]
