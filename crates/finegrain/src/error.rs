@@ -10,6 +10,13 @@ pub enum Error {
     ZeroThreads,
     /// A thread count that could not be parsed (from `FINEGRAIN_THREADS`).
     BadThreads(String),
+    /// More threads than a pool may have (`threads(n)` or
+    /// `FINEGRAIN_THREADS`); `max` is `finegrain::MAX_THREADS`.
+    TooManyThreads { requested: usize, max: usize },
+    /// A worker stack smaller than `finegrain::MIN_STACK_SIZE` (`min`).
+    StackTooSmall { bytes: usize, min: usize },
+    /// A thread name prefix the operating system cannot take (it holds a NUL byte).
+    BadThreadName(String),
     /// The policy name before `:` is not registered.
     UnknownPolicy { given: String, valid: Vec<&'static str> },
     /// An option name the policy does not have.
@@ -37,6 +44,13 @@ impl fmt::Display for Error {
             Error::BadThreads(s) => {
                 write!(f, "bad thread count {s:?}: expected a positive integer")
             }
+            Error::TooManyThreads { requested, max } => {
+                write!(f, "a pool has at most {max} threads (finegrain::MAX_THREADS); got {requested}")
+            }
+            Error::StackTooSmall { bytes, min } => {
+                write!(f, "worker stack size {bytes} bytes is below the minimum of {min} bytes (finegrain::MIN_STACK_SIZE)")
+            }
+            Error::BadThreadName(name) => write!(f, "bad thread name {name:?}: it contains a NUL byte"),
             Error::UnknownPolicy { given, valid } => {
                 write!(f, "unknown policy {given:?}; valid policies: {}", valid.join(", "))
             }

@@ -112,7 +112,7 @@ cfg_runtime! {
         loops::{fold_chunks, for_each, for_each_2d, for_each_3d, for_each_chunk, reduce},
         phase::{phase, phase_reduce, phase_reduce_with, PhaseCtx, MAX_TASK_BYTES},
         phase::reduce::Word,
-        pool::{current_num_threads, current_worker_index, global, Builder, Pool, DEFAULT_STACK_SIZE},
+        pool::{current_num_threads, current_worker_index, global, Builder, Pool, DEFAULT_STACK_SIZE, MAX_THREADS, MIN_STACK_SIZE},
         priority::with_priority,
         scope::{scope, Scope},
         stats::{trace::{Span, Trace}, Bucket, Stats, WorkerStats},
