@@ -57,3 +57,16 @@ fn metg_arguments() {
     rejected(&["metg", "--mode", "magic", "--out", o], &out, &["unknown mode"]);
     rejected(&["metg", "--max-iterations", "2", "--min-iterations", "8", "--out", o], &out, &["--max-iterations"]);
 }
+
+#[test]
+fn thread_counts_above_the_maximum() {
+    let out = scratch("too-many-threads");
+    let o = out.to_str().unwrap();
+    let max = finegrain::MAX_THREADS.to_string();
+    let t0 = std::time::Instant::now();
+    rejected(&["bench", "--threads", "1,100000", "--out", o], &out, &["100000", &max]);
+    rejected(&["bench", "--threads", &(finegrain::MAX_THREADS + 1).to_string(), "--out", o], &out, &[&max]);
+    rejected(&["metg", "--threads", "100000", "--out", o], &out, &["100000", &max]);
+    // Rejected before any pool is started (starting 100,000 threads would not be quick).
+    assert!(t0.elapsed() < std::time::Duration::from_secs(30), "{:?}", t0.elapsed());
+}
