@@ -62,15 +62,17 @@ pub fn policies(arg: Option<&str>) -> Result<Vec<PolicySpec>, String> {
     Ok(out)
 }
 
-/// 1, the powers of two below the CPU count, and the CPU count.
+/// 1, the powers of two below the CPU count, and the CPU count (at most
+/// `finegrain::MAX_THREADS`).
 pub fn default_threads() -> Vec<usize> {
-    let n = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1);
+    let n = std::thread::available_parallelism().map_or(1, |n| n.get().min(finegrain::MAX_THREADS));
     let mut v: Vec<usize> = std::iter::successors(Some(1usize), |x| Some(x * 2)).take_while(|&x| x < n).collect();
     v.push(n);
     v
 }
 
-/// Parse a comma-separated list of positive thread counts, or the default.
+/// Parse a comma-separated list of positive thread counts, at most
+/// `finegrain::MAX_THREADS` each, or the default.
 pub fn threads(arg: Option<&str>) -> Result<Vec<usize>, String> {
     let Some(text) = arg else {
         return Ok(default_threads());
@@ -79,6 +81,9 @@ pub fn threads(arg: Option<&str>) -> Result<Vec<usize>, String> {
     for item in text.split(',').map(str::trim).filter(|s| !s.is_empty()) {
         match item.parse::<usize>() {
             Ok(0) => return Err("thread counts must be at least 1 (got 0)".into()),
+            Ok(n) if n > finegrain::MAX_THREADS => {
+                return Err(format!("thread count {n} is above the maximum of {} threads a pool may have", finegrain::MAX_THREADS))
+            }
             Ok(n) if !out.contains(&n) => out.push(n),
             Ok(_) => {}
             Err(_) => return Err(format!("bad thread count {item:?}: expected a positive integer")),
@@ -171,6 +176,11 @@ mod tests {
     fn thread_lists() {
         assert_eq!(threads(Some("1, 2,2")).unwrap(), [1, 2]);
         assert!(threads(Some("0")).unwrap_err().contains("at least 1"));
+        let max = finegrain::MAX_THREADS;
+        assert_eq!(threads(Some(&max.to_string())).unwrap(), [max]);
+        let e = threads(Some(&format!("1,{}", max + 1))).unwrap_err();
+        assert!(e.contains(&(max + 1).to_string()) && e.contains(&max.to_string()), "{e}");
+        assert!(default_threads().iter().all(|&n| (1..=max).contains(&n)));
         assert!(threads(Some("x")).is_err());
         assert_eq!(default_threads()[0], 1);
     }

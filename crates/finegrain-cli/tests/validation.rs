@@ -57,3 +57,52 @@ fn metg_arguments() {
     rejected(&["metg", "--mode", "magic", "--out", o], &out, &["unknown mode"]);
     rejected(&["metg", "--max-iterations", "2", "--min-iterations", "8", "--out", o], &out, &["--max-iterations"]);
 }
+
+#[test]
+fn thread_counts_above_the_maximum() {
+    let out = scratch("too-many-threads");
+    let o = out.to_str().unwrap();
+    let max = finegrain::MAX_THREADS.to_string();
+    let t0 = std::time::Instant::now();
+    rejected(&["bench", "--threads", "1,100000", "--out", o], &out, &["100000", &max]);
+    rejected(&["bench", "--threads", &(finegrain::MAX_THREADS + 1).to_string(), "--out", o], &out, &[&max]);
+    rejected(&["metg", "--threads", "100000", "--out", o], &out, &["100000", &max]);
+    // Rejected before any pool is started (starting 100,000 threads would not be quick).
+    assert!(t0.elapsed() < std::time::Duration::from_secs(30), "{:?}", t0.elapsed());
+}
+
+/// An output directory that exists but cannot be written to is reported
+/// before anything runs, not when the results are written at the end.
+#[cfg(unix)]
+#[test]
+fn unwritable_output_directory_is_reported_before_the_run() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = scratch("unwritable-out");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o555)).unwrap();
+    // Permissions do not stop root: then use a directory nobody can create files in.
+    let probe = dir.join("probe");
+    let out = if std::fs::write(&probe, b"").is_ok() {
+        let _ = std::fs::remove_file(&probe);
+        std::path::PathBuf::from("/proc")
+    } else {
+        dir.clone()
+    };
+    let o = out.to_str().unwrap();
+    for cmd in ["bench", "metg"] {
+        let args: &[&str] = match cmd {
+            // A run that takes a while: it must not start.
+            "bench" => &["bench", "--size", "small", "--reps", "5", "--no-plots", "--out", o],
+            _ => &["metg", "--patterns", "trivial", "--steps", "50", "--no-plots", "--out", o],
+        };
+        let t0 = std::time::Instant::now();
+        let (code, stdout, stderr) = finegrain(args);
+        assert_eq!(code, 1, "{cmd}: stdout: {stdout}\nstderr: {stderr}");
+        assert!(stderr.contains("cannot write") && stderr.contains(o), "{cmd}: {stderr}");
+        assert!(!stderr.contains(&format!("finegrain {cmd}:")), "{cmd}: the run started: {stderr}");
+        assert!(stdout.is_empty(), "{cmd}: {stdout}");
+        assert!(t0.elapsed() < std::time::Duration::from_secs(30), "{cmd}: {:?}", t0.elapsed());
+    }
+    std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -10,6 +10,13 @@ pub enum Error {
     ZeroThreads,
     /// A thread count that could not be parsed (from `FINEGRAIN_THREADS`).
     BadThreads(String),
+    /// More threads than a pool may have (`threads(n)` or
+    /// `FINEGRAIN_THREADS`); `max` is `finegrain::MAX_THREADS`.
+    TooManyThreads { requested: usize, max: usize },
+    /// A worker stack smaller than `finegrain::MIN_STACK_SIZE` (`min`).
+    StackTooSmall { bytes: usize, min: usize },
+    /// A thread name prefix the operating system cannot take (it holds a NUL byte).
+    BadThreadName(String),
     /// The policy name before `:` is not registered.
     UnknownPolicy { given: String, valid: Vec<&'static str> },
     /// An option name the policy does not have.
@@ -18,6 +25,8 @@ pub enum Error {
     BadValue { policy: &'static str, option: &'static str, value: String, valid: String },
     /// A spec fragment that is not `name=value`.
     Malformed { spec: String, part: String },
+    /// An option given more than once in one spec.
+    DuplicateOption { spec: String, option: String },
     /// The global pool was already created when `build_global` was called.
     GlobalAlreadyInitialized,
     /// The operating system refused to start a worker thread.
@@ -35,6 +44,13 @@ impl fmt::Display for Error {
             Error::BadThreads(s) => {
                 write!(f, "bad thread count {s:?}: expected a positive integer")
             }
+            Error::TooManyThreads { requested, max } => {
+                write!(f, "a pool has at most {max} threads (finegrain::MAX_THREADS); got {requested}")
+            }
+            Error::StackTooSmall { bytes, min } => {
+                write!(f, "worker stack size {bytes} bytes is below the minimum of {min} bytes (finegrain::MIN_STACK_SIZE)")
+            }
+            Error::BadThreadName(name) => write!(f, "bad thread name {name:?}: it contains a NUL byte"),
             Error::UnknownPolicy { given, valid } => {
                 write!(f, "unknown policy {given:?}; valid policies: {}", valid.join(", "))
             }
@@ -48,6 +64,9 @@ impl fmt::Display for Error {
             }
             Error::Malformed { spec, part } => {
                 write!(f, "malformed policy spec {spec:?}: {part:?} is not name=value")
+            }
+            Error::DuplicateOption { spec, option } => {
+                write!(f, "policy spec {spec:?} gives option {option:?} more than once")
             }
             Error::GlobalAlreadyInitialized => write!(f, "the global pool is already initialized"),
             Error::ThreadSpawn(e) => write!(f, "could not start a worker thread: {e}"),

@@ -7,7 +7,8 @@
 //! - fork-join: [`join`], [`scope`];
 //! - loops with lazy range splitting and reductions: [`for_each`],
 //!   [`for_each_chunk`], [`reduce`], [`for_each_2d`], [`for_each_3d`];
-//! - dynamic task phases with small `Copy` task descriptors: [`phase`];
+//! - dynamic task phases with small `Copy` task descriptors: [`phase`],
+//!   [`PhaseTask`];
 //! - dataflow graphs: [`Graph`].
 //!
 //! Scheduling policies plug in behind one seam ([`policy`]) and are picked by a
@@ -110,9 +111,9 @@ cfg_runtime! {
         graph::{Graph, GraphCtx, NodeId},
         join::join,
         loops::{fold_chunks, for_each, for_each_2d, for_each_3d, for_each_chunk, reduce},
-        phase::{phase, phase_reduce, phase_reduce_with, PhaseCtx, MAX_TASK_BYTES},
+        phase::{phase, phase_reduce, phase_reduce_with, PhaseCtx, PhaseTask, MAX_TASK_BYTES},
         phase::reduce::Word,
-        pool::{current_num_threads, current_worker_index, global, Builder, Pool, DEFAULT_STACK_SIZE},
+        pool::{current_num_threads, current_worker_index, global, Builder, Pool, DEFAULT_STACK_SIZE, MAX_THREADS, MIN_STACK_SIZE},
         priority::with_priority,
         scope::{scope, Scope},
         stats::{trace::{Span, Trace}, Bucket, Stats, WorkerStats},

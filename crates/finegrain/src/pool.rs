@@ -13,6 +13,26 @@ use std::sync::{Arc, OnceLock};
 /// levels deep (see the README's "Limits").
 pub const DEFAULT_STACK_SIZE: usize = 16 << 20;
 
+/// The smallest worker stack [`Builder::stack_size`] accepts: 64 KiB, what
+/// every policy needs to start a worker and run a `join` recursion ten levels
+/// deep, a loop and a phase in a debug build, whose frames are several times
+/// larger than optimised ones (README, "Limits"). The C library rounds any
+/// request up to its own minimum anyway (`PTHREAD_STACK_MIN`).
+pub const MIN_STACK_SIZE: usize = 64 << 10;
+
+/// The most worker threads a pool may have; [`Builder::build`] returns
+/// [`Error::TooManyThreads`] above it.
+///
+/// Each worker thread takes four memory mappings (its stack, the stack's
+/// guard page, and the alternate signal stack with its guard page that Rust's
+/// standard library gives every thread to report stack overflows), and Linux
+/// refuses mappings beyond `vm.max_map_count`, 65,530 by default: 16,384
+/// workers would need 65,536, and the standard library aborts the process
+/// when a thread cannot map its signal stack. 8,192 workers take half the
+/// default allowance and leave the rest to the program. A pool starts in time
+/// linear in its size (README, "Limits", has the figures).
+pub const MAX_THREADS: usize = 8192;
+
 /// A set of worker threads running one scheduling policy.
 ///
 /// ```
@@ -39,7 +59,14 @@ pub struct Builder {
 
 impl Builder {
     /// Number of worker threads (default: `FINEGRAIN_THREADS`, else the CPUs
-    /// this process may use). Zero is an error at `build`.
+    /// this process may use, at most [`MAX_THREADS`]). Zero, or more than
+    /// [`MAX_THREADS`], is an error at `build`, from either source.
+    ///
+    /// ```
+    /// use finegrain::{Error, Pool, MAX_THREADS};
+    /// let e = Pool::builder().threads(MAX_THREADS + 1).build().unwrap_err();
+    /// assert!(matches!(e, Error::TooManyThreads { .. }));
+    /// ```
     pub fn threads(mut self, n: usize) -> Self {
         self.threads = Some(n);
         self
@@ -50,6 +77,7 @@ impl Builder {
         self
     }
     /// Stack size of each worker thread in bytes (default [`DEFAULT_STACK_SIZE`]).
+    /// Below [`MIN_STACK_SIZE`] (zero included) is an error at `build`.
     pub fn stack_size(mut self, bytes: usize) -> Self {
         self.stack_size = Some(bytes);
         self
@@ -70,7 +98,9 @@ impl Builder {
         self.mark_depth = Some(bytes);
         self
     }
-    /// Prefix of worker thread names (default `finegrain`).
+    /// Prefix of worker thread names (default `finegrain`); worker `i` is
+    /// named `<prefix>-<i>`. A prefix with a NUL byte is an error at `build`.
+    /// (Linux shows the first 15 bytes of a thread's name.)
     pub fn thread_name(mut self, name: impl Into<String>) -> Self {
         self.name = Some(name.into());
         self
@@ -86,35 +116,47 @@ impl Builder {
         self
     }
 
-    fn resolve(&self) -> Result<(usize, Policy), Error> {
+    /// Everything `build` needs, checked: thread count, policy, stack size,
+    /// thread name prefix.
+    fn resolve(&self) -> Result<(usize, Policy, usize, &str), Error> {
         let threads = match self.threads {
             Some(n) => n,
             None => match std::env::var("FINEGRAIN_THREADS") {
                 Ok(s) if !s.trim().is_empty() => s.trim().parse::<usize>().map_err(|_| Error::BadThreads(s.clone()))?,
-                _ => std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1),
+                _ => std::thread::available_parallelism().map_or(1, |n| n.get().min(MAX_THREADS)),
             },
         };
         if threads == 0 {
             return Err(Error::ZeroThreads);
         }
+        if threads > MAX_THREADS {
+            return Err(Error::TooManyThreads { requested: threads, max: MAX_THREADS });
+        }
+        let stack_bytes = self.stack_size.unwrap_or(DEFAULT_STACK_SIZE);
+        if stack_bytes < MIN_STACK_SIZE {
+            return Err(Error::StackTooSmall { bytes: stack_bytes, min: MIN_STACK_SIZE });
+        }
+        let name = self.name.as_deref().unwrap_or("finegrain");
+        if name.contains('\0') {
+            return Err(Error::BadThreadName(name.to_string()));
+        }
         let spec = match &self.policy {
             Some(p) => p.clone(),
             None => std::env::var("FINEGRAIN_POLICY").ok().filter(|s| !s.trim().is_empty()).unwrap_or_else(|| "ws".into()),
         };
-        Ok((threads, Policy::parse(&spec)?))
+        Ok((threads, Policy::parse(&spec)?, stack_bytes, name))
     }
 
     /// Start the workers.
     pub fn build(self) -> Result<Pool, Error> {
-        let (n, policy) = self.resolve()?;
+        let (n, policy, stack_bytes, name) = self.resolve()?;
         let registry = Arc::new(Registry::new(n, policy, self.trace));
         let mut handles = Vec::with_capacity(n);
         for i in 0..n {
             let reg = Arc::clone(&registry);
             let pin = self.pin;
-            let stack_bytes = self.stack_size.unwrap_or(DEFAULT_STACK_SIZE);
             let mark_bytes = self.mark_depth.unwrap_or(stack_bytes).min(stack_bytes);
-            let b = std::thread::Builder::new().name(format!("{}-{i}", self.name.as_deref().unwrap_or("finegrain"))).stack_size(stack_bytes);
+            let b = std::thread::Builder::new().name(format!("{name}-{i}")).stack_size(stack_bytes);
             let spawned = b.spawn(move || {
                 if pin {
                     crate::affinity::pin_to(reg.topology.cpu_of_worker(i));

@@ -26,6 +26,8 @@ use std::sync::Arc;
 pub(crate) struct Injector {
     queue: Mutex<VecDeque<JobRef>>,
     len: AtomicUsize,
+    /// Some worker has taken a job from here (`Registry::has_work_at_start`).
+    taken: AtomicBool,
 }
 
 impl Injector {
@@ -47,6 +49,9 @@ impl Injector {
         let mut q = lock(&self.queue);
         let j = q.pop_front();
         self.len.store(q.len(), Ordering::SeqCst);
+        if j.is_some() {
+            self.taken.store(true, Ordering::SeqCst);
+        }
         j
     }
 }
@@ -92,7 +97,7 @@ impl Registry {
             topology: Topology::detect(),
             mech,
             counters: (0..n).map(|_| CachePadded::new(WorkerCounters::new())).collect(),
-            injector: Injector { queue: Mutex::new(VecDeque::new()), len: AtomicUsize::new(0) },
+            injector: Injector { queue: Mutex::new(VecDeque::new()), len: AtomicUsize::new(0), taken: AtomicBool::new(false) },
             sleep: Sleep::new(n),
             terminate: AtomicBool::new(false),
             trace: trace.then(|| (0..n).map(|_| Mutex::new(Vec::new())).collect()),
@@ -123,6 +128,24 @@ impl Registry {
                 MechShared::Adm(_) => false,
                 MechShared::Unit(s) => s.has_work(),
             }
+    }
+
+    /// [`has_work`](Self::has_work) for a worker whose thread has just started
+    /// (`policy::idle::park_at_start`), in constant time where `has_work`
+    /// looks at every worker's deque. Every task descends from a job taken
+    /// from the injector, so until one has been taken, the injector is the
+    /// only place a task can be. For the sleep protocol (`sleep/README.md`):
+    /// a sleeper that reads `taken` false has announced its sleep before the
+    /// flag was set, in the single order of sequentially consistent
+    /// operations, so before any task was pushed, and the pusher's fence and
+    /// check of the sleepers sees it, as it would have for a task found by
+    /// `has_work`.
+    pub(crate) fn has_work_at_start(&self) -> bool {
+        if self.injector.taken.load(Ordering::SeqCst) {
+            self.has_work()
+        } else {
+            !self.injector.is_empty() || self.terminate.load(Ordering::Relaxed)
+        }
     }
 
     /// Queue a heap job of a scope, phase or graph of pool `reg`: on the

@@ -110,6 +110,12 @@ impl Topology {
         Topology { cpus: (0..n).collect(), dist }
     }
 
+    /// CPUs `0..n` at the given distances (`dist[a][b]`, `n` rows of `n`).
+    #[cfg(test)]
+    pub(crate) fn from_distances(dist: Vec<Vec<u32>>) -> Topology {
+        Topology { cpus: (0..dist.len()).collect(), dist }
+    }
+
     /// The CPU worker `w` of an `n`-worker pool is placed on (round-robin).
     pub fn cpu_of_worker(&self, w: usize) -> usize {
         self.cpus[w % self.cpus.len()]

@@ -252,7 +252,8 @@ impl WorkerThread {
         }
     }
 
-    /// The worker's main loop, until the pool terminates. Under
+    /// The worker's main loop, until the pool terminates, after parking at
+    /// once where the policy says (`policy::idle::park_at_start`). Under
     /// `manager=dedicated`, worker 0 runs it with the manager thread beside it
     /// (`adm/manager_thread.rs`).
     pub(crate) fn main_loop(&self) {
@@ -263,6 +264,9 @@ impl WorkerThread {
             if let (0, Some(dm)) = (self.index, s.dedicated()) {
                 return crate::adm::manager_thread::run_beside(s, &reg.sleep, dm, || self.run_loop(m, None, done));
             }
+        }
+        if crate::policy::idle::park_at_start(reg.policy.mechanism()) {
+            self.park_until(None, || reg.has_work_at_start());
         }
         self.work_until(None, done)
     }
@@ -376,11 +380,18 @@ impl WorkerThread {
     #[cold]
     fn park(&self, latch: Option<&AtomicUsize>, wake: impl Fn() -> bool) {
         let reg = self.registry();
+        self.park_until(latch, || reg.has_work() || wake())
+    }
+
+    /// Park unless `has_work()` once the sleep is announced; until woken.
+    #[cold]
+    fn park_until(&self, latch: Option<&AtomicUsize>, has_work: impl Fn() -> bool) {
+        let reg = self.registry();
         self.counters().enter(Bucket::Starved);
         self.counters().count(Counter::Parks, 1);
         self.flush_counters();
         let t0 = timer::ticks();
-        reg.sleep.sleep(self.index, latch, || reg.has_work() || wake());
+        reg.sleep.sleep(self.index, latch, has_work);
         if self.tracing {
             self.record_span("park", t0);
         }

@@ -19,6 +19,47 @@ fn zero_threads_is_an_error() {
 }
 
 #[test]
+fn more_threads_than_the_maximum_is_an_error_naming_it() {
+    for n in [finegrain::MAX_THREADS + 1, 100_000, usize::MAX] {
+        let e = Pool::builder().threads(n).build().unwrap_err();
+        assert!(matches!(e, Error::TooManyThreads { requested, max } if requested == n && max == finegrain::MAX_THREADS), "{e:?}");
+        let msg = e.to_string();
+        assert!(msg.contains(&finegrain::MAX_THREADS.to_string()) && msg.contains(&n.to_string()), "{msg}");
+    }
+}
+
+#[test]
+fn stacks_below_the_minimum_are_errors() {
+    for bytes in [0, 1, finegrain::MIN_STACK_SIZE - 1] {
+        let e = Pool::builder().threads(1).stack_size(bytes).build().unwrap_err();
+        assert!(matches!(e, Error::StackTooSmall { bytes: b, min } if b == bytes && min == finegrain::MIN_STACK_SIZE), "{e:?}");
+        assert!(e.to_string().contains(&finegrain::MIN_STACK_SIZE.to_string()), "{e}");
+    }
+    // The minimum itself runs every policy's workers.
+    fn fib(n: u64) -> u64 {
+        if n < 2 {
+            n
+        } else {
+            let (a, b) = finegrain::join(|| fib(n - 1), || fib(n - 2));
+            a + b
+        }
+    }
+    for spec in policy_names() {
+        let pool = Pool::builder().threads(2).policy(spec).stack_size(finegrain::MIN_STACK_SIZE).build().unwrap();
+        assert_eq!(pool.install(|| fib(10)), 55, "{spec}");
+        assert_eq!(pool.install(|| finegrain::reduce(0..1000, || 0usize, |i| i, |a, b| a + b)), 499_500, "{spec}");
+    }
+}
+
+#[test]
+fn thread_names_with_a_nul_byte_are_errors_not_panics() {
+    let e = Pool::builder().threads(2).thread_name("bad\0name").build().unwrap_err();
+    assert!(matches!(&e, Error::BadThreadName(n) if n == "bad\0name"), "{e:?}");
+    assert!(e.to_string().contains("NUL"), "{e}");
+    assert_eq!(Pool::builder().threads(1).thread_name("good name").build().unwrap().threads(), 1);
+}
+
+#[test]
 fn pools_have_the_requested_size_and_policy() {
     for (threads, spec) in [(1, "ws"), (3, "ws:victim=nearest,steal=one"), (5, "adm-hier:radix=2"), (2, "adm-central")] {
         let pool = Pool::new(threads, spec).unwrap();
@@ -95,6 +136,19 @@ fn malformed_specs_name_the_bad_part() {
         assert!(matches!(&e, Error::Malformed { part: p, .. } if p == part), "{spec}: {e:?}");
         let msg = e.to_string();
         assert!(msg.contains(&format!("{part:?}")) && msg.contains("name=value"), "{spec}: {msg}");
+    }
+}
+
+#[test]
+fn an_option_given_twice_is_an_error_naming_it() {
+    for (spec, option) in
+        [("ws:victim=random,victim=nearest", "victim"), ("ws:steal=one,order=lifo,steal=one", "steal"), ("adm-hier:radix=2,radix=4", "radix")]
+    {
+        let e = Policy::parse(spec).unwrap_err();
+        assert!(matches!(&e, Error::DuplicateOption { option: o, .. } if o == option), "{spec}: {e:?}");
+        let msg = e.to_string();
+        assert!(msg.contains(&format!("{option:?}")) && msg.contains("more than once"), "{spec}: {msg}");
+        assert!(Pool::builder().threads(1).policy(spec).build().is_err(), "{spec}");
     }
 }
 
@@ -178,6 +232,19 @@ fn child_process_entry() {
             // An explicit count does not consult the variable.
             assert_eq!(Pool::builder().threads(2).build().unwrap().threads(), 2);
         }
+        "env_too_many_threads" => {
+            let e = Pool::builder().build().unwrap_err();
+            assert!(matches!(e, Error::TooManyThreads { requested: 100_000, .. }), "{e:?}");
+            assert!(matches!(Pool::builder().build_global().unwrap_err(), Error::TooManyThreads { .. }));
+            let p = std::panic::catch_unwind(finegrain::global).unwrap_err();
+            let msg = p.downcast_ref::<String>().cloned().unwrap_or_default();
+            assert!(msg.contains("100000") && msg.contains(&finegrain::MAX_THREADS.to_string()), "{msg}");
+            // Nothing was started: the process has no worker thread.
+            for t in std::fs::read_dir("/proc/self/task").unwrap().flatten() {
+                let comm = std::fs::read_to_string(t.path().join("comm")).unwrap_or_default();
+                assert!(!comm.starts_with("finegrain"), "a worker thread was started: {comm}");
+            }
+        }
         "env_zero_threads" => {
             assert!(matches!(Pool::builder().build().unwrap_err(), Error::ZeroThreads));
         }
@@ -223,6 +290,7 @@ fn env_unset_or_empty_means_defaults() {
 fn env_bad_values_are_errors_naming_them() {
     run_child("env_bad_threads", &[("FINEGRAIN_THREADS", "lots")]);
     run_child("env_zero_threads", &[("FINEGRAIN_THREADS", "0")]);
+    run_child("env_too_many_threads", &[("FINEGRAIN_THREADS", "100000")]);
     run_child("env_bad_policy", &[("FINEGRAIN_POLICY", "ws:colour=red")]);
 }
 

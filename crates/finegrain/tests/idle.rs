@@ -78,6 +78,37 @@ fn idle_workers_sleep() {
     }
 }
 
+/// A new pool of work-stealing or central-unit workers parks without looking
+/// for work: there is none before the first task is submitted, and each
+/// worker's idle rounds would visit every other worker (`n^2` steal attempts
+/// for the pool). Then the first task still runs, on a woken worker, and the
+/// workers it queues work for wake and steal.
+#[test]
+fn new_workers_park_without_searching_other_workers() {
+    let _g = serial();
+    for policy in ["ws", "ws:victim=nearest", "carbon", "pdf"] {
+        let pool = Pool::new(64, policy).unwrap();
+        let t0 = Instant::now();
+        let s = loop {
+            let s = pool.stats();
+            if s.workers.iter().all(|w| w.parks > 0) || t0.elapsed() > Duration::from_secs(20) {
+                break s;
+            }
+            std::thread::sleep(Duration::from_millis(1));
+        };
+        assert!(
+            s.workers.iter().all(|w| w.parks > 0),
+            "{policy}: not every worker parked: {:?}",
+            s.workers.iter().map(|w| w.parks).collect::<Vec<_>>()
+        );
+        assert_eq!(s.total().steal_attempts, 0, "{policy}: workers searched before any work was submitted");
+        assert_eq!(pool.install(|| fib(20)), 6765, "{policy}");
+        if policy.starts_with("ws") {
+            assert!(pool.stats().total().steals > 0, "{policy}: no parked worker woke to steal");
+        }
+    }
+}
+
 /// A task submitted to a parked pool from outside starts quickly: the
 /// injector's notify wakes a parked worker. Median over 50 samples.
 #[test]

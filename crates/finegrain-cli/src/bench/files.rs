@@ -8,6 +8,25 @@ use finegrain::Bucket;
 use serde::Serialize;
 use std::path::Path;
 
+/// Create the output directory `dir` if it is missing and check, before
+/// anything runs, that the results can be written there: a file can be
+/// created in it, and each of `files` that already exists can be opened for
+/// writing (it is not changed). A run can take hours; an unwritable directory
+/// found when the results are written would lose it.
+pub fn prepare_out_dir(dir: &Path, files: &[&str]) -> Result<(), String> {
+    std::fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+    let probe = dir.join(format!(".finegrain-write-test-{}", std::process::id()));
+    std::fs::write(&probe, b"").map_err(|e| format!("cannot write in the output directory {}: {e}", dir.display()))?;
+    let _ = std::fs::remove_file(&probe);
+    for f in files {
+        let path = dir.join(f);
+        if path.exists() {
+            std::fs::OpenOptions::new().append(true).open(&path).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+        }
+    }
+    Ok(())
+}
+
 /// The fixed CSV columns; counters and `<bucket>_ns` columns follow.
 pub const BASE_COLUMNS: [&str; 10] = ["workload", "size", "input", "runtime", "config", "policy", "threads", "rep", "time_ns", "check"];
 

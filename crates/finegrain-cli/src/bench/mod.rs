@@ -29,7 +29,7 @@ pub fn main(args: &BenchArgs) -> Result<bool, Failure> {
     if let Some(w) = meta.staleness_warning() {
         eprintln!("finegrain: warning: {w}");
     }
-    std::fs::create_dir_all(&plan.out).map_err(|e| Failure::Fatal(format!("cannot create {}: {e}", plan.out.display())))?;
+    files::prepare_out_dir(&plan.out, &["results.csv", "results.json"]).map_err(Failure::Fatal)?;
     let mut pools = Pools::build(&plan.policies, &plan.threads, plan.rayon).map_err(Failure::Fatal)?;
     if plan.chili {
         pools.add_chili(&plan.threads);

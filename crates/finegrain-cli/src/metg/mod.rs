@@ -110,7 +110,7 @@ pub fn main(a: &MetgArgs) -> Result<bool, Failure> {
     if let Some(w) = meta.staleness_warning() {
         eprintln!("finegrain: warning: {w}");
     }
-    std::fs::create_dir_all(&a.out).map_err(|e| Failure::Fatal(format!("cannot create {}: {e}", a.out.display())))?;
+    crate::bench::files::prepare_out_dir(&a.out, &["metg.csv", "metg.json"]).map_err(Failure::Fatal)?;
     let pools = Pools::build(&s.policies, &s.threads, !a.no_rayon).map_err(Failure::Fatal)?;
 
     let ns_per_iteration = kernel::ns_per_iteration();

@@ -67,6 +67,7 @@ struct Node {
     state: u64,
     depth: u32,
 }
+finegrain::phase_task!(Node);
 
 impl Tree {
     fn new(seed: u64, branching: f64, root: u64, depth: u32) -> Tree {

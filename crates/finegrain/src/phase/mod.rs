@@ -5,7 +5,8 @@
 //!
 //! A phase starts with some tasks; running a task may enqueue more. A task is a
 //! small `Copy` descriptor of at most four machine words, like the papers' task
-//! tuples. [`phase`] returns when no task is queued or running anywhere;
+//! tuples ([`PhaseTask`], checked where the user's code is type-checked:
+//! `task.rs`). [`phase`] returns when no task is queued or running anywhere;
 //! [`phase_reduce`] also returns the tasks' values combined.
 //!
 //! How a phase ends is a decision (`policy::reduce::phase_end`). Under the
@@ -25,6 +26,7 @@
 //! (`job/block_cache.rs`), so enqueueing allocates nothing in the steady state.
 
 pub(crate) mod reduce;
+pub(crate) mod task;
 
 use crate::adm::mailbox::{Msg, MsgKind};
 use crate::adm::tokens::{self, ReduceHead};
@@ -37,6 +39,7 @@ use crate::registry::Registry;
 use crate::worker::{flush_current_counters, WorkerThread};
 use reduce::{TreeEnd, Word};
 use std::panic::{self, AssertUnwindSafe};
+pub use task::PhaseTask;
 
 /// Largest task descriptor, in bytes: four machine words.
 pub const MAX_TASK_BYTES: usize = 4 * std::mem::size_of::<usize>();
@@ -72,7 +75,7 @@ struct SharedPtr<'f, T>(*const PhaseShared<'f, T>);
 // or read-only), and it outlives all its tasks because the phase waits for them.
 unsafe impl<T> Send for SharedPtr<'_, T> {}
 
-impl<T: Copy + Send> PhaseCtx<'_, T> {
+impl<T: PhaseTask> PhaseCtx<'_, T> {
     /// Add a task to the phase. It runs at most once, before the phase returns.
     #[inline]
     pub fn enqueue(&self, task: T) {
@@ -91,7 +94,15 @@ impl<T> PhaseShared<'_, T> {
 
 /// Count an enqueue under the phase's end, then push the task.
 fn enqueue<T: Copy + Send>(shared: &PhaseShared<'_, T>, task: T) {
-    const { assert!(std::mem::size_of::<T>() <= MAX_TASK_BYTES, "a phase task is at most four machine words") };
+    // `PhaseTask` rejects larger types where the program is type-checked,
+    // except a generic type whose `impl` was written by hand: this catches
+    // that one when the program is built.
+    const {
+        assert!(
+            std::mem::size_of::<T>() <= MAX_TASK_BYTES,
+            "a phase task is at most four machine words (finegrain::MAX_TASK_BYTES): a hand-written `impl PhaseTask` is for a larger type"
+        )
+    };
     match &shared.end {
         // A unit this worker holds for the phase serves the new task (`latch/tally.rs`).
         End::Count(latch) if !tally::take(end_key(latch)) => latch.increment(),
@@ -259,7 +270,7 @@ fn propagate(own: std::thread::Result<()>, slots: &[&PanicSlot]) {
 /// ```
 pub fn phase<T, I, F>(initial: I, body: F)
 where
-    T: Copy + Send,
+    T: PhaseTask,
     I: IntoIterator<Item = T>,
     I::IntoIter: Send,
     F: Fn(&PhaseCtx<'_, T>, T) + Sync + Send,
@@ -328,7 +339,7 @@ fn as_word_body<T, F: Fn(&PhaseCtx<'_, T>, T) -> usize + Sync>(f: F) -> F {
 /// ```
 pub fn phase_reduce<T, V, I, C, F>(initial: I, identity: V, op: C, body: F) -> V
 where
-    T: Copy + Send,
+    T: PhaseTask,
     V: Word,
     I: IntoIterator<Item = T>,
     I::IntoIter: Send,
@@ -351,7 +362,7 @@ where
 /// ```
 pub fn phase_reduce_with<T, V, I, C, F>(method: ReduceMethod, initial: I, identity: V, op: C, body: F) -> V
 where
-    T: Copy + Send,
+    T: PhaseTask,
     V: Word,
     I: IntoIterator<Item = T>,
     I::IntoIter: Send,

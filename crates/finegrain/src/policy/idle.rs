@@ -1,7 +1,10 @@
 //! What a worker that found no work does next: spin, yield the core, or park.
 //!
 //! Every mechanism's idle loop (one loop, `worker.rs`) and the simulator ask
-//! [`Idle::next`] after each round that found nothing.
+//! [`Idle::next`] after each round that found nothing; a worker whose thread
+//! has just started asks [`park_at_start`] first.
+
+use super::Mechanism;
 
 /// Rounds of yielding after the spinning rounds, before a worker parks.
 pub const DEFAULT_YIELD_ROUNDS: u32 = 16;
@@ -52,9 +55,38 @@ impl Idle {
     }
 }
 
+/// Does a worker park as soon as its thread starts, before it looks for work?
+///
+/// Under work stealing and the central unit, yes: parking goes through the
+/// sleep protocol, which looks for work once more after announcing the sleep,
+/// so a task already queued is not missed, and a task queued later wakes a
+/// sleeper. A pool has no task before its first one is submitted, so the
+/// spinning and yielding rounds a starting worker would otherwise go through
+/// could only find nothing, and each visits every other worker: `n^2` steal
+/// attempts (or scans of the unit) before an `n`-worker pool is idle, where
+/// parking at once makes start-up linear in `n`.
+///
+/// Under the message policies, no: a manager counts a worker as busy until
+/// the worker reports that it is starving (`adm::ManagerNode::new`), so a
+/// worker must run its loop, whose first empty search sends that report; it
+/// parks when the root answers that no task is left anywhere.
+pub const fn park_at_start(m: Mechanism) -> bool {
+    match m {
+        Mechanism::Ws | Mechanism::Unit => true,
+        Mechanism::Adm => false,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn only_workers_that_need_not_report_park_at_start() {
+        assert!(park_at_start(Mechanism::Ws));
+        assert!(park_at_start(Mechanism::Unit));
+        assert!(!park_at_start(Mechanism::Adm), "a manager waits for its workers' first reports");
+    }
 
     #[test]
     fn spins_with_backoff_then_yields_then_parks() {

@@ -3,7 +3,9 @@
 use crate::error::Error;
 
 /// What the user asked for, split into the policy name and its options. Each
-/// policy's `build` takes the options it knows; `finish` rejects the rest.
+/// policy's `build` takes the options it knows; `finish` rejects the rest. An
+/// option given twice is an error (`parse`), not "the last one wins": a spec
+/// means one configuration.
 #[derive(Debug)]
 pub struct Spec<'a> {
     pub(crate) name: &'a str,
@@ -20,10 +22,13 @@ impl<'a> Spec<'a> {
         };
         let mut opts = Vec::new();
         for part in rest.split(',').map(str::trim).filter(|p| !p.is_empty()) {
-            match part.split_once('=') {
-                Some((k, v)) if !k.trim().is_empty() && !v.trim().is_empty() => opts.push((k.trim(), v.trim(), false)),
-                _ => return Err(Error::Malformed { spec: text.to_string(), part: part.to_string() }),
+            let Some((k, v)) = part.split_once('=').map(|(k, v)| (k.trim(), v.trim())).filter(|(k, v)| !k.is_empty() && !v.is_empty()) else {
+                return Err(Error::Malformed { spec: text.to_string(), part: part.to_string() });
+            };
+            if opts.iter().any(|o: &(&str, &str, bool)| o.0 == k) {
+                return Err(Error::DuplicateOption { spec: text.to_string(), option: k.to_string() });
             }
+            opts.push((k, v, false));
         }
         Ok(Spec { name, opts, policy: "" })
     }
@@ -33,13 +38,11 @@ impl<'a> Spec<'a> {
         self
     }
 
+    /// The value of option `key` (each option occurs at most once: `parse`).
     fn take(&mut self, key: &str) -> Option<&'a str> {
-        let mut found = None;
-        for o in self.opts.iter_mut().filter(|o| o.0 == key) {
-            o.2 = true;
-            found = Some(o.1); // the last occurrence wins
-        }
-        found
+        let o = self.opts.iter_mut().find(|o| o.0 == key)?;
+        o.2 = true;
+        Some(o.1)
     }
 
     /// An option whose value is one of `choices`.
@@ -77,5 +80,21 @@ impl<'a> Spec<'a> {
             Some(o) => Err(Error::UnknownOption { policy: self.policy, option: o.0.to_string(), valid: valid.to_vec() }),
             None => Ok(()),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_option_given_twice_is_an_error_naming_it() {
+        for (text, option) in [("ws:victim=random,victim=nearest", "victim"), ("ws:steal=one, steal = one", "steal"), ("carbon:x=1,y=2,x=1", "x")] {
+            let e = Spec::parse(text).unwrap_err();
+            assert!(matches!(&e, Error::DuplicateOption { option: o, .. } if o == option), "{text}: {e:?}");
+            assert!(e.to_string().contains(&format!("{option:?}")) && e.to_string().contains("more than once"), "{e}");
+        }
+        let mut s = Spec::parse("ws:victim=random,steal=one").unwrap();
+        assert_eq!((s.raw("victim"), s.raw("steal"), s.raw("order")), (Some("random"), Some("one"), None));
     }
 }

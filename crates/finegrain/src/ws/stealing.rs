@@ -32,7 +32,8 @@ pub(crate) struct WsWorker {
     deque: *const Deque<JobHeader>,
     order: Order,
     steal: StealAmount,
-    victims: VictimOrder,
+    /// Borrows the registry's topology, which outlives the worker (`new`).
+    victims: VictimOrder<'static>,
     rng: Cell<XorShift>,
     round: Cell<usize>,
 }
@@ -41,9 +42,11 @@ impl WsWorker {
     /// Worker `index` of a pool whose deques are `shared`.
     ///
     /// # Safety
-    /// `shared` outlives the worker.
+    /// `shared` and `topology` outlive the worker.
     pub(crate) unsafe fn new(shared: &Shared, p: Ws, order: Order, index: usize, topology: &Topology, seed: u64) -> WsWorker {
         let n = shared.deques.len();
+        // SAFETY: the caller's contract.
+        let topology: &'static Topology = unsafe { &*(topology as *const Topology) };
         WsWorker {
             shared,
             deque: &shared.deques[index],
@@ -92,8 +95,7 @@ impl WsWorker {
         self.round.set(round.wrapping_add(1));
         let mut rng = self.rng.replace(XorShift::new(0));
         let mut found = None;
-        for k in 0..self.victims.attempts() {
-            let v = self.victims.pick(k, round, &mut rng);
+        for v in self.victims.round(round, &mut rng) {
             h.counters().count(Counter::StealAttempts, 1);
             if let Some(j) = self.steal_from(h, &self.shared().deques[v]) {
                 found = Some(j);

@@ -93,6 +93,7 @@ struct Probe {
     lo: u32,
     hi: u32,
 }
+finegrain::phase_task!(Probe);
 
 fn probe_range(tables: &[Table], s: &Partitioned, t: Probe) -> Matches {
     let table = &tables[t.partition as usize];

@@ -41,6 +41,7 @@ enum Task {
     /// An edge pixel whose neighbours are still to be checked.
     Pixel(u32),
 }
+finegrain::phase_task!(Task);
 
 fn claim(cell: &AtomicU8) -> bool {
     let s = cell.load(Relaxed);
