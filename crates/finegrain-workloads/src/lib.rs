@@ -48,6 +48,7 @@ mod sparse;
 mod stencil;
 
 pub use support::io;
+pub use support::pgm;
 
 /// The seeded generator the workloads draw their inputs from.
 pub mod util {
