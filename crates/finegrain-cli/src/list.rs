@@ -21,7 +21,10 @@ pub fn main(sizes: &[Size]) {
             print!("{} {}: ", if i > 0 { " |" } else { "" }, s.name());
             // Show each size as soon as its input is generated: the large ones are slow.
             let _ = out.flush();
-            print!("{}", w.prepare(s, 42).describe());
+            match w.try_prepare(s, 42) {
+                Ok(inst) => print!("{}", inst.describe()),
+                Err(e) => print!("(no input: {e})"),
+            }
         }
         println!();
     }

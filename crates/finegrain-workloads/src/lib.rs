@@ -115,7 +115,16 @@ pub trait Workload: Send + Sync {
     /// Which API it exercises: "join", "scope", "loop", "reduce", "phase", "graph", "loop-2d".
     fn api(&self) -> &'static str;
     /// Generate the input for `size` from `seed` (deterministic).
+    ///
+    /// Panics where [`Workload::try_prepare`] returns an error.
     fn prepare(&self, size: Size, seed: u64) -> Box<dyn Instance>;
+    /// [`Workload::prepare`], or why the input cannot be had: a workload that
+    /// reads a file its environment names (`canny` and `FINEGRAIN_CANNY_PGM`)
+    /// reports a missing or malformed file here, as an error naming the file
+    /// and the line or byte offset, rather than panicking.
+    fn try_prepare(&self, size: Size, seed: u64) -> Result<Box<dyn Instance>, String> {
+        Ok(self.prepare(size, seed))
+    }
 }
 
 /// A workload with its input generated, ready to run any number of times.

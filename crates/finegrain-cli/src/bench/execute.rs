@@ -53,8 +53,10 @@ fn run_workload(plan: &Plan, pools: &Pools, pb: &ProgressBar, wi: usize, w: &dyn
     let name = w.name();
     pb.set_message(format!("{name}: preparing input"));
     let expected = expected_runs(plan);
-    let inst = match catch_unwind(AssertUnwindSafe(|| w.prepare(plan.size, plan.seed))) {
-        Ok(i) => i,
+    let inst = match catch_unwind(AssertUnwindSafe(|| w.try_prepare(plan.size, plan.seed))) {
+        Ok(Ok(i)) => i,
+        // A file the workload reads (canny's FINEGRAIN_CANNY_PGM) is missing or malformed.
+        Ok(Err(e)) => return fail_workload(pb, out, expected, format!("{name}: {e}")),
         Err(p) => return fail_workload(pb, out, expected, format!("{name}: prepare panicked: {}", panic_text(&p))),
     };
     pb.set_message(format!("{name}: serial reference"));
