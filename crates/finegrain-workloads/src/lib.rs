@@ -31,6 +31,24 @@
 //! inst.check(&reference, &got).unwrap();
 //! assert!(all().len() >= 1);
 //! ```
+//!
+//! The sparse and graph workloads named in [`INPUT_WORKLOADS`] also run on a
+//! user's matrix or graph, loaded by [`io::load`] (Matrix Market or edge
+//! list; [`pgm`] reads canny's images):
+//!
+//! ```
+//! use finegrain_workloads::{by_name, io, Size};
+//! let text = "%%MatrixMarket matrix coordinate real symmetric\n3 3 5\n1 1 4\n2 1 -1\n2 2 4\n3 2 -1\n3 3 4\n";
+//! let input = io::Input::Matrix(io::read_mtx(text.as_bytes()).unwrap());
+//! let cg = by_name("cg").unwrap();
+//! let inst = cg.prepare_input(&input, Size::Test, 42).unwrap();
+//! let got = finegrain::Pool::new(2, "ws").unwrap().install(|| inst.parallel());
+//! inst.check(&inst.serial(), &got).unwrap();
+//! // fib takes no file; bfs needs a square matrix (or an edge list).
+//! assert!(by_name("fib").unwrap().check_input(&input).is_err());
+//! let wide = io::Input::Matrix(io::read_mtx("%%MatrixMarket matrix coordinate pattern general\n1 2 1\n1 2\n".as_bytes()).unwrap());
+//! assert!(by_name("bfs").unwrap().check_input(&wide).unwrap_err().contains("not square"));
+//! ```
 
 use std::fmt;
 
@@ -125,7 +143,28 @@ pub trait Workload: Send + Sync {
     fn try_prepare(&self, size: Size, seed: u64) -> Result<Box<dyn Instance>, String> {
         Ok(self.prepare(size, seed))
     }
+    /// `Ok` if this workload can run on `input` (a user's file, see
+    /// [`io::load`]), else why not: the workloads that take no file say so, a
+    /// workload that needs a square or symmetric matrix says which entry or
+    /// dimension is wrong. Cheap next to [`Workload::prepare_input`], so that a
+    /// command line can be checked before anything runs.
+    fn check_input(&self, input: &io::Input) -> Result<(), String> {
+        let _ = input;
+        Err(format!("{} takes no input file (the workloads that do: {})", self.name(), INPUT_WORKLOADS.join(", ")))
+    }
+    /// The instance that runs this workload on `input`, or why it cannot (as
+    /// [`Workload::check_input`] says). `size` sets what the file does not:
+    /// the number of iterations or searches, as for the generated input, and
+    /// `seed` draws the start vector or the search sources.
+    fn prepare_input(&self, input: &io::Input, size: Size, seed: u64) -> Result<Box<dyn Instance>, String> {
+        let _ = (size, seed);
+        self.check_input(input).and(Err(format!("{} takes no input file", self.name())))
+    }
 }
+
+/// The workloads that run on a user's matrix or graph ([`Workload::prepare_input`]),
+/// in registry order.
+pub const INPUT_WORKLOADS: &[&str] = &["spmv", "sptranspose", "pagerank", "bfs", "cg"];
 
 /// A workload with its input generated, ready to run any number of times.
 pub trait Instance: Send + Sync {

@@ -14,7 +14,7 @@
 use super::random::random_csr;
 use crate::par::{Finegrain, Par, Rayon, Serial};
 use crate::support::digest::{combine, digest};
-use crate::support::io::Csr;
+use crate::support::io::{Csr, Input};
 use crate::support::rng::SplitMix64;
 use crate::support::shared::SharedMut;
 use crate::{Instance, Output, Size, Workload};
@@ -48,6 +48,13 @@ impl Workload for SpTranspose {
         };
         let a = random_csr(n, k, &mut SplitMix64::new(seed));
         Box::new(SpTransposeInstance { a, rounds })
+    }
+    /// Any matrix, square or not, or a graph's adjacency matrix.
+    fn check_input(&self, _input: &Input) -> Result<(), String> {
+        Ok(())
+    }
+    fn prepare_input(&self, input: &Input, _size: Size, _seed: u64) -> Result<Box<dyn Instance>, String> {
+        Ok(Box::new(SpTransposeInstance { a: input.to_matrix(), rounds: 1 }))
     }
 }
 
@@ -213,7 +220,9 @@ impl SpTransposeInstance {
 
 impl Instance for SpTransposeInstance {
     fn describe(&self) -> String {
-        format!("n={} nnz={} rounds={}", self.a.nrows, self.a.nnz(), self.rounds)
+        let (r, c) = (self.a.nrows, self.a.ncols);
+        let shape = if r == c { format!("n={r}") } else { format!("{r}x{c}") };
+        format!("{shape} nnz={} rounds={}", self.a.nnz(), self.rounds)
     }
     fn serial(&self) -> Output {
         let mut m = transpose_serial(&self.a);

@@ -2,7 +2,8 @@
 //!
 //! The generated inputs of the sparse and graph workloads have the same shapes
 //! as these ([`Csr`], [`EdgeList`]), so a file from SuiteSparse or SNAP can be fed
-//! to the same kernels.
+//! to the same kernels: [`load`] reads either kind and `finegrain bench --input
+//! FILE` runs spmv, sptranspose, cg, pagerank and bfs on it.
 //!
 //! # Hostile files
 //!
@@ -425,6 +426,82 @@ pub fn load_edge_list(path: impl AsRef<Path>) -> Result<EdgeList, LoadError> {
     read_edge_list(open(path.as_ref())?.0)
 }
 
+/// A user's input file as [`load`] found it: a sparse matrix or a graph.
+/// `finegrain bench --input FILE` loads one and hands it to every workload
+/// that takes a file (`crate::INPUT_WORKLOADS`), each converting it as it
+/// needs ([`Input::to_matrix`], [`Input::to_graph`]).
+#[derive(Clone, Debug, PartialEq)]
+pub enum Input {
+    /// From a Matrix Market file.
+    Matrix(Csr),
+    /// From an edge list.
+    Graph(EdgeList),
+}
+
+impl Input {
+    /// What the file held, e.g. "a 3x3 matrix with 5 entries".
+    pub fn describe(&self) -> String {
+        match self {
+            Input::Matrix(a) => format!("a {}x{} matrix with {} entries", a.nrows, a.ncols, a.nnz()),
+            Input::Graph(g) => format!("a graph of {} vertices and {} edges", g.num_vertices, g.edges.len()),
+        }
+    }
+
+    /// As a sparse matrix: a matrix as it is; a graph as its adjacency matrix,
+    /// a 1 at row `u`, column `v` for every edge `u -> v` (a repeated edge
+    /// counts once).
+    pub fn to_matrix(&self) -> Csr {
+        match self {
+            Input::Matrix(a) => a.clone(),
+            Input::Graph(g) => {
+                let mut a = Csr::from_triplets(g.num_vertices, g.num_vertices, g.edges.iter().map(|&(u, v)| (u, v, 1.0)).collect());
+                a.vals.fill(1.0);
+                a
+            }
+        }
+    }
+
+    /// As a directed graph: a graph as it is; a square matrix as the graph of
+    /// its pattern, an edge `i -> j` for every stored entry at row `i`, column
+    /// `j` (its value ignored). A matrix that is not square is no graph.
+    pub fn to_graph(&self) -> Result<EdgeList, String> {
+        match self {
+            Input::Graph(g) => Ok(g.clone()),
+            Input::Matrix(a) if a.nrows != a.ncols => {
+                Err(format!("the {}x{} matrix is not square, so it is not the adjacency matrix of a graph", a.nrows, a.ncols))
+            }
+            Input::Matrix(a) => {
+                let edges = (0..a.nrows).flat_map(|i| a.row(i).0.iter().map(move |&j| (i as u32, j))).collect();
+                Ok(EdgeList { num_vertices: a.nrows, edges })
+            }
+        }
+    }
+}
+
+/// Load the file at `path`: a Matrix Market file if it starts with
+/// `%%MatrixMarket` (in any case; [`load_mtx`]), else an edge list
+/// ([`load_edge_list`]).
+///
+/// ```no_run
+/// use finegrain_workloads::io::{self, Input};
+/// match io::load("web-Google.txt")? {
+///     Input::Matrix(a) => println!("{} x {} matrix", a.nrows, a.ncols),
+///     Input::Graph(g) => println!("{} vertices", g.num_vertices),
+/// }
+/// # Ok::<(), io::LoadError>(())
+/// ```
+pub fn load(path: impl AsRef<Path>) -> Result<Input, LoadError> {
+    let path = path.as_ref();
+    let (mut r, len) = open(path)?;
+    let head = r.fill_buf().map_err(|e| LoadError { line: 1, message: format!("read error: {e}") })?;
+    const MAGIC: &[u8] = b"%%MatrixMarket";
+    if head.len() >= MAGIC.len() && head[..MAGIC.len()].eq_ignore_ascii_case(MAGIC) {
+        parse_mtx(r, Some(len)).map(Input::Matrix)
+    } else {
+        read_edge_list(r).map(Input::Graph)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -515,6 +592,25 @@ mod tests {
             assert_eq!(e.line, 2, "{size}");
             assert!(e.message.contains("above the limit"), "{size}: {e}");
         }
+    }
+
+    #[test]
+    fn load_tells_matrices_from_edge_lists_and_converts_them() {
+        let dir = std::env::temp_dir().join(format!("finegrain-io-load-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let (m, g) = (dir.join("a.mtx"), dir.join("a.el"));
+        std::fs::write(&m, "%%matrixmarket matrix coordinate real general\n2 2 3\n1 2 0.5\n2 1 2\n2 2 -1\n").unwrap();
+        std::fs::write(&g, "% KONECT\n0 1\n1 2\n0 1\n").unwrap();
+        let (m, g) = (load(&m).unwrap(), load(&g).unwrap());
+        assert_eq!(m.describe(), "a 2x2 matrix with 3 entries");
+        assert_eq!(g.describe(), "a graph of 3 vertices and 3 edges");
+        assert_eq!(m.to_graph().unwrap().edges, [(0, 1), (1, 0), (1, 1)]);
+        let adj = g.to_matrix();
+        assert_eq!((adj.row_ptr, adj.col_idx, adj.vals), (vec![0, 1, 2, 2], vec![1, 2], vec![1.0, 1.0]));
+        let wide = Input::Matrix(Csr::from_triplets(1, 2, vec![(0, 1, 1.0)]));
+        assert!(wide.to_graph().unwrap_err().contains("1x2 matrix is not square"));
+        std::fs::remove_dir_all(&dir).unwrap();
+        assert_eq!(load(dir.join("a.mtx")).unwrap_err().line, 0);
     }
 
     #[test]
