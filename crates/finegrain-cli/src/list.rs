@@ -30,6 +30,7 @@ pub fn main(sizes: &[Size]) {
     }
     let default: Vec<&str> = crate::specs::default_suite(finegrain_workloads::all()).iter().map(|w| w.name()).collect();
     println!("  default `bench` suite (the first workload of each api): {}", default.join(", "));
+    println!("  on a Matrix Market file or an edge list (`bench --input FILE`): {}", finegrain_workloads::INPUT_WORKLOADS.join(", "));
 
     println!();
     println!("POLICIES (spec: name, or name:option=value,option=value)");

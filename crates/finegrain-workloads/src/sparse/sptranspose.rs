@@ -11,6 +11,7 @@
 //! input is the matrix of `random.rs`; the transpose is repeated `rounds`
 //! times (odd, so the result is A^T) to make the run long enough to time.
 
+use super::input::shape;
 use super::random::random_csr;
 use crate::par::{Finegrain, Par, Rayon, Serial};
 use crate::support::digest::{combine, digest};
@@ -49,11 +50,15 @@ impl Workload for SpTranspose {
         let a = random_csr(n, k, &mut SplitMix64::new(seed));
         Box::new(SpTransposeInstance { a, rounds })
     }
-    /// Any matrix, square or not, or a graph's adjacency matrix.
-    fn check_input(&self, _input: &Input) -> Result<(), String> {
-        Ok(())
+    /// Any matrix with an entry, square or not, or a graph's adjacency matrix.
+    fn check_input(&self, input: &Input) -> Result<(), String> {
+        match shape(input) {
+            (_, _, 0) => Err(format!("sptranspose needs a matrix with at least one entry; the file has {}", input.describe())),
+            _ => Ok(()),
+        }
     }
     fn prepare_input(&self, input: &Input, _size: Size, _seed: u64) -> Result<Box<dyn Instance>, String> {
+        self.check_input(input)?;
         Ok(Box::new(SpTransposeInstance { a: input.to_matrix(), rounds: 1 }))
     }
 }

@@ -441,9 +441,10 @@ pub enum Input {
 impl Input {
     /// What the file held, e.g. "a 3x3 matrix with 5 entries".
     pub fn describe(&self) -> String {
+        let count = |n: usize, one: &str, many: &str| format!("{n} {}", if n == 1 { one } else { many });
         match self {
-            Input::Matrix(a) => format!("a {}x{} matrix with {} entries", a.nrows, a.ncols, a.nnz()),
-            Input::Graph(g) => format!("a graph of {} vertices and {} edges", g.num_vertices, g.edges.len()),
+            Input::Matrix(a) => format!("a {}x{} matrix with {}", a.nrows, a.ncols, count(a.nnz(), "entry", "entries")),
+            Input::Graph(g) => format!("a graph of {} and {}", count(g.num_vertices, "vertex", "vertices"), count(g.edges.len(), "edge", "edges")),
         }
     }
 

@@ -130,6 +130,7 @@ fn what_a_workload_cannot_run_on_is_a_clear_error() {
     refused("bfs", &wide, "bfs runs on a graph: the 2x3 matrix is not square");
     let empty = mtx("%%MatrixMarket matrix coordinate real general\n0 0 0\n");
     refused("spmv", &empty, "at least one row; the file has a 0x0 matrix with 0 entries");
+    refused("sptranspose", &empty, "at least one entry; the file has a 0x0 matrix with 0 entries");
     refused("cg", &edges("0 1\n1 0\n"), "give it a Matrix Market file (the file has a graph of 2 vertices and 2 edges)");
     refused(
         "cg",
