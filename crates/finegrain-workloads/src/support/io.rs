@@ -357,11 +357,13 @@ fn parse_mtx(r: impl BufRead, size: Option<u64>) -> Result<Csr, LoadError> {
                 _ => return err(n, format!("bad real value {:?}", toks[2])),
             },
         };
+        let mirrored = symmetric && i != j;
+        // Only a mirrored entry can pass the limit: `declared` is within it.
+        if triplets.len() + 1 + mirrored as usize > MAX_ENTRIES {
+            return err(n, format!("more than {MAX_ENTRIES} entries once the symmetric triangle is mirrored (io::MAX_ENTRIES)"));
+        }
         triplets.push((i, j, v));
-        if symmetric && i != j {
-            if triplets.len() == MAX_ENTRIES {
-                return err(n, format!("more than {MAX_ENTRIES} entries once the symmetric triangle is mirrored (io::MAX_ENTRIES)"));
-            }
+        if mirrored {
             triplets.push((j, i, v));
         }
         seen += 1;
