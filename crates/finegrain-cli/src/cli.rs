@@ -31,6 +31,11 @@ pub struct BenchArgs {
     /// Comma-separated workload names (default: one workload per API kind, see `finegrain list`).
     #[arg(long, value_name = "LIST")]
     pub workloads: Option<String>,
+    /// A Matrix Market file or an edge list to run the workloads that take one
+    /// (spmv, sptranspose, pagerank, bfs, cg) on instead of their generated input;
+    /// without --workloads, every workload that takes this file.
+    #[arg(long, value_name = "FILE")]
+    pub input: Option<PathBuf>,
     /// Policy specs separated by commas or `;`, e.g. `ws,ws:victim=nearest,steal=one`
     /// (an `opt=value` item continues the spec before it). Default: every registered policy.
     #[arg(long, value_name = "SPECS")]

@@ -21,12 +21,16 @@ pub fn main(sizes: &[Size]) {
             print!("{} {}: ", if i > 0 { " |" } else { "" }, s.name());
             // Show each size as soon as its input is generated: the large ones are slow.
             let _ = out.flush();
-            print!("{}", w.prepare(s, 42).describe());
+            match w.try_prepare(s, 42) {
+                Ok(inst) => print!("{}", inst.describe()),
+                Err(e) => print!("(no input: {e})"),
+            }
         }
         println!();
     }
     let default: Vec<&str> = crate::specs::default_suite(finegrain_workloads::all()).iter().map(|w| w.name()).collect();
     println!("  default `bench` suite (the first workload of each api): {}", default.join(", "));
+    println!("  on a Matrix Market file or an edge list (`bench --input FILE`): {}", finegrain_workloads::INPUT_WORKLOADS.join(", "));
 
     println!();
     println!("POLICIES (spec: name, or name:option=value,option=value)");

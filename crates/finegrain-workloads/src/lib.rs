@@ -31,6 +31,24 @@
 //! inst.check(&reference, &got).unwrap();
 //! assert!(all().len() >= 1);
 //! ```
+//!
+//! The sparse and graph workloads named in [`INPUT_WORKLOADS`] also run on a
+//! user's matrix or graph, loaded by [`io::load`] (Matrix Market or edge
+//! list; [`pgm`] reads canny's images):
+//!
+//! ```
+//! use finegrain_workloads::{by_name, io, Size};
+//! let text = "%%MatrixMarket matrix coordinate real symmetric\n3 3 5\n1 1 4\n2 1 -1\n2 2 4\n3 2 -1\n3 3 4\n";
+//! let input = io::Input::Matrix(io::read_mtx(text.as_bytes()).unwrap());
+//! let cg = by_name("cg").unwrap();
+//! let inst = cg.prepare_input(&input, Size::Test, 42).unwrap();
+//! let got = finegrain::Pool::new(2, "ws").unwrap().install(|| inst.parallel());
+//! inst.check(&inst.serial(), &got).unwrap();
+//! // fib takes no file; bfs needs a square matrix (or an edge list).
+//! assert!(by_name("fib").unwrap().check_input(&input).is_err());
+//! let wide = io::Input::Matrix(io::read_mtx("%%MatrixMarket matrix coordinate pattern general\n1 2 1\n1 2\n".as_bytes()).unwrap());
+//! assert!(by_name("bfs").unwrap().check_input(&wide).unwrap_err().contains("not square"));
+//! ```
 
 use std::fmt;
 
@@ -48,6 +66,7 @@ mod sparse;
 mod stencil;
 
 pub use support::io;
+pub use support::pgm;
 
 /// The seeded generator the workloads draw their inputs from.
 pub mod util {
@@ -114,8 +133,38 @@ pub trait Workload: Send + Sync {
     /// Which API it exercises: "join", "scope", "loop", "reduce", "phase", "graph", "loop-2d".
     fn api(&self) -> &'static str;
     /// Generate the input for `size` from `seed` (deterministic).
+    ///
+    /// Panics where [`Workload::try_prepare`] returns an error.
     fn prepare(&self, size: Size, seed: u64) -> Box<dyn Instance>;
+    /// [`Workload::prepare`], or why the input cannot be had: a workload that
+    /// reads a file its environment names (`canny` and `FINEGRAIN_CANNY_PGM`)
+    /// reports a missing or malformed file here, as an error naming the file
+    /// and the line or byte offset, rather than panicking.
+    fn try_prepare(&self, size: Size, seed: u64) -> Result<Box<dyn Instance>, String> {
+        Ok(self.prepare(size, seed))
+    }
+    /// `Ok` if this workload can run on `input` (a user's file, see
+    /// [`io::load`]), else why not: the workloads that take no file say so, a
+    /// workload that needs a square or symmetric matrix says which entry or
+    /// dimension is wrong. Cheap next to [`Workload::prepare_input`], so that a
+    /// command line can be checked before anything runs.
+    fn check_input(&self, input: &io::Input) -> Result<(), String> {
+        let _ = input;
+        Err(format!("{} takes no input file (the workloads that do: {})", self.name(), INPUT_WORKLOADS.join(", ")))
+    }
+    /// The instance that runs this workload on `input`, or why it cannot (as
+    /// [`Workload::check_input`] says). `size` sets what the file does not:
+    /// the number of iterations or searches, as for the generated input, and
+    /// `seed` draws the start vector or the search sources.
+    fn prepare_input(&self, input: &io::Input, size: Size, seed: u64) -> Result<Box<dyn Instance>, String> {
+        let _ = (size, seed);
+        self.check_input(input).and(Err(format!("{} takes no input file", self.name())))
+    }
 }
+
+/// The workloads that run on a user's matrix or graph ([`Workload::prepare_input`]),
+/// in registry order.
+pub const INPUT_WORKLOADS: &[&str] = &["spmv", "sptranspose", "pagerank", "bfs", "cg"];
 
 /// A workload with its input generated, ready to run any number of times.
 pub trait Instance: Send + Sync {

@@ -53,8 +53,15 @@ fn run_workload(plan: &Plan, pools: &Pools, pb: &ProgressBar, wi: usize, w: &dyn
     let name = w.name();
     pb.set_message(format!("{name}: preparing input"));
     let expected = expected_runs(plan);
-    let inst = match catch_unwind(AssertUnwindSafe(|| w.prepare(plan.size, plan.seed))) {
-        Ok(i) => i,
+    let prepare = || match &plan.input {
+        Some(f) => w.prepare_input(&f.input, plan.size, plan.seed),
+        None => w.try_prepare(plan.size, plan.seed),
+    };
+    let inst = match catch_unwind(AssertUnwindSafe(prepare)) {
+        Ok(Ok(i)) => i,
+        // A file the workload reads (canny's FINEGRAIN_CANNY_PGM) is missing or
+        // malformed, or (not expected: the plan checked it) it cannot run on --input.
+        Ok(Err(e)) => return fail_workload(pb, out, expected, format!("{name}: {e}")),
         Err(p) => return fail_workload(pb, out, expected, format!("{name}: prepare panicked: {}", panic_text(&p))),
     };
     pb.set_message(format!("{name}: serial reference"));
@@ -70,7 +77,12 @@ fn run_workload(plan: &Plan, pools: &Pools, pb: &ProgressBar, wi: usize, w: &dyn
     let actual = (configs.len() * (plan.warmup + plan.reps)) as u64;
     pb.set_length(pb.length().unwrap_or(0) + actual - expected);
 
-    let input = inst.describe();
+    // A file is named by its name alone here; the header line and
+    // results.json give its path.
+    let input = match &plan.input {
+        Some(f) => format!("{}: {}", f.path.file_name().unwrap_or(f.path.as_os_str()).to_string_lossy(), inst.describe()),
+        None => inst.describe(),
+    };
     let mut broken = vec![false; configs.len()];
     let mut rng = SplitMix64::new(plan.seed ^ (wi as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15));
     for round in 0..plan.warmup + plan.reps {

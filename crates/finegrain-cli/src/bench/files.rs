@@ -81,6 +81,14 @@ struct Parameters<'a> {
     chili: bool,
     peers: Vec<&'a str>,
     peer_notes: &'a [String],
+    /// `--input`: the file and what it held, if one was given.
+    input: Option<InputEntry>,
+}
+
+#[derive(Serialize)]
+struct InputEntry {
+    path: String,
+    contents: String,
 }
 
 #[derive(Serialize)]
@@ -125,6 +133,7 @@ pub fn write_json(
             chili: plan.chili,
             peers: plan.peers.iter().map(|p| p.name).collect(),
             peer_notes: &plan.peer_notes,
+            input: plan.input.as_ref().map(|f| InputEntry { path: f.path.display().to_string(), contents: f.input.describe() }),
         },
         stats_enabled,
         buckets: Bucket::ALL.iter().map(|b| b.name()).collect(),

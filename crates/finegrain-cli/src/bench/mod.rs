@@ -3,6 +3,7 @@
 
 mod execute;
 pub mod files;
+mod input;
 mod plan;
 mod plots;
 pub mod record;
@@ -47,6 +48,9 @@ pub fn main(args: &BenchArgs) -> Result<bool, Failure> {
         plan.warmup,
         plan.seed
     );
+    if let Some(f) = &plan.input {
+        eprintln!("finegrain bench: input {}: {}", f.path.display(), f.input.describe());
+    }
     let pb = ProgressBar::new(execute::expected_runs(&plan) * plan.workloads.len() as u64);
     pb.set_style(
         ProgressStyle::with_template("{elapsed_precise} [{bar:30.cyan/blue}] {pos}/{len} runs, ETA {eta} | {msg}")

@@ -1,5 +1,6 @@
 //! Everything `bench` will do, checked before anything runs.
 
+use super::input::InputFile;
 use crate::cli::BenchArgs;
 use crate::peers::Peer;
 use crate::specs::{self, PolicySpec};
@@ -42,6 +43,8 @@ pub struct Plan {
     /// Why requested peers will not run (missing executables), said once.
     pub peer_notes: Vec<String>,
     pub plots: bool,
+    /// `--input`: the file every workload runs on instead of its generated input.
+    pub input: Option<InputFile>,
 }
 
 impl Plan {
@@ -57,6 +60,10 @@ impl Plan {
         if a.reps == 0 {
             return Err("--reps must be at least 1".into());
         }
+        let (workloads, input) = match &a.input {
+            Some(path) => super::input::plan(path, a.workloads.is_some().then_some(workloads)).map(|(w, f)| (w, Some(f)))?,
+            None => (workloads, None),
+        };
         let (peers, peer_notes) = if a.peers { crate::peers::discover_or_build(&a.peers_dir) } else { (Vec::new(), Vec::new()) };
         Ok(Plan {
             workloads,
@@ -72,6 +79,7 @@ impl Plan {
             peers,
             peer_notes,
             plots: !a.no_plots,
+            input,
         })
     }
 

@@ -15,9 +15,11 @@
 //! source, u32::MAX if unreachable), for several sources as in Graph500, which
 //! is the same however the levels were discovered.
 
+use super::input::check_graph;
 use super::rmat::{rmat, Adj, Direction};
 use crate::par::{Finegrain, Par, Rayon, Serial};
 use crate::support::digest::{combine, digest};
+use crate::support::io::Input;
 use crate::support::rng::SplitMix64;
 use crate::{Instance, Output, Size, Workload};
 use std::sync::atomic::{AtomicU32, Ordering::Relaxed};
@@ -61,14 +63,35 @@ impl Workload for Bfs {
                 sources.push(v);
             }
         }
-        Box::new(BfsInstance { adj, sources, scale })
+        Box::new(BfsInstance { adj, sources, scale: Some(scale) })
+    }
+    fn check_input(&self, input: &Input) -> Result<(), String> {
+        check_graph(input, "bfs")
+    }
+    /// The file's graph (a square matrix's pattern) made undirected, without
+    /// self loops and repeated edges; `size` sets the number of searches as
+    /// for the generated graph, and `seed` draws their sources among the
+    /// vertices that have an edge.
+    fn prepare_input(&self, input: &Input, size: Size, seed: u64) -> Result<Box<dyn Instance>, String> {
+        self.check_input(input)?;
+        let searches = match size {
+            Size::Test => 2,
+            Size::Small => 4,
+            Size::Full => 32,
+        };
+        let adj = Adj::from_edges(&input.to_graph()?, Direction::Both);
+        let linked: Vec<u32> = (0..adj.num_vertices()).filter(|&v| adj.degree(v) > 0).map(|v| v as u32).collect();
+        let mut g = SplitMix64::new(seed ^ 0x5EED);
+        let sources = (0..searches).map(|_| linked[g.below(linked.len() as u64) as usize] as usize).collect();
+        Ok(Box::new(BfsInstance { adj, sources, scale: None }))
     }
 }
 
 struct BfsInstance {
     adj: Adj,
     sources: Vec<usize>,
-    scale: u32,
+    /// The R-MAT scale of a generated graph; `None` for a file.
+    scale: Option<u32>,
 }
 
 /// Whether a level whose frontier has `edges` edges should pull.
@@ -198,7 +221,8 @@ impl BfsInstance {
 
 impl Instance for BfsInstance {
     fn describe(&self) -> String {
-        format!("rmat scale={} n={} m={} sources={}", self.scale, self.adj.num_vertices(), self.adj.num_edges(), self.sources.len())
+        let graph = self.scale.map_or(String::new(), |s| format!("rmat scale={s} "));
+        format!("{graph}n={} m={} sources={}", self.adj.num_vertices(), self.adj.num_edges(), self.sources.len())
     }
     fn serial(&self) -> Output {
         self.levels_digest(Serial, |s| bfs_serial(&self.adj, s))

@@ -6,6 +6,7 @@
 //! fine-grain scheduling", ASPLOS 2010, section 5.2 and Table 4.
 
 mod bfs;
+mod input;
 mod maxflow;
 mod pagerank;
 mod rmat;

@@ -12,8 +12,10 @@
 //! more than NESTED_DEGREE in-neighbours sums them with an inner parallel
 //! reduction, so the hubs of a power-law graph do not serialise a chunk.
 
+use super::input::check_graph;
 use super::rmat::{rmat, Adj, Direction};
 use crate::par::{Finegrain, Par, Rayon};
+use crate::support::io::{EdgeList, Input};
 use crate::support::shared::SharedMut;
 use crate::support::tolerance::{check_floats, Scale};
 use crate::{Instance, Output, Size, Workload};
@@ -48,14 +50,22 @@ impl Workload for PageRank {
             Size::Small => (15, 8, 10),
             Size::Full => (20, 8, 20),
         };
-        let el = rmat(scale, edge_factor, seed);
-        let in_adj = Adj::from_edges(&el, Direction::In);
-        // Every deduplicated edge u -> v appears once in v's in-list.
-        let mut out_degree = vec![0u32; in_adj.num_vertices()];
-        for &u in &in_adj.targets {
-            out_degree[u as usize] += 1;
-        }
-        Box::new(PageRankInstance { in_adj, out_degree, iters, scale })
+        Box::new(PageRankInstance::new(&rmat(scale, edge_factor, seed), iters, Some(scale)))
+    }
+    fn check_input(&self, input: &Input) -> Result<(), String> {
+        check_graph(input, "pagerank")
+    }
+    /// The file's graph (a square matrix's pattern: an edge `i -> j` for each
+    /// entry), without self loops and repeated edges; `size` sets the
+    /// iterations as for the generated graph.
+    fn prepare_input(&self, input: &Input, size: Size, _seed: u64) -> Result<Box<dyn Instance>, String> {
+        self.check_input(input)?;
+        let iters = match size {
+            Size::Test => 5,
+            Size::Small => 10,
+            Size::Full => 20,
+        };
+        Ok(Box::new(PageRankInstance::new(&input.to_graph()?, iters, None)))
     }
 }
 
@@ -64,10 +74,21 @@ struct PageRankInstance {
     in_adj: Adj,
     out_degree: Vec<u32>,
     iters: usize,
-    scale: u32,
+    /// The R-MAT scale of a generated graph; `None` for a file.
+    scale: Option<u32>,
 }
 
 impl PageRankInstance {
+    fn new(el: &EdgeList, iters: usize, scale: Option<u32>) -> PageRankInstance {
+        let in_adj = Adj::from_edges(el, Direction::In);
+        // Every deduplicated edge u -> v appears once in v's in-list.
+        let mut out_degree = vec![0u32; in_adj.num_vertices()];
+        for &u in &in_adj.targets {
+            out_degree[u as usize] += 1;
+        }
+        PageRankInstance { in_adj, out_degree, iters, scale }
+    }
+
     fn n(&self) -> usize {
         self.out_degree.len()
     }
@@ -134,7 +155,8 @@ impl PageRankInstance {
 
 impl Instance for PageRankInstance {
     fn describe(&self) -> String {
-        format!("rmat scale={} n={} m={} iters={}", self.scale, self.n(), self.in_adj.num_edges(), self.iters)
+        let graph = self.scale.map_or(String::new(), |s| format!("rmat scale={s} "));
+        format!("{graph}n={} m={} iters={}", self.n(), self.in_adj.num_edges(), self.iters)
     }
     fn serial(&self) -> Output {
         let n = self.n();

@@ -34,12 +34,22 @@ impl Workload for Canny {
         "loop-2d"
     }
     fn prepare(&self, size: Size, seed: u64) -> Box<dyn Instance> {
+        self.try_prepare(size, seed).unwrap_or_else(|e| panic!("{e}"))
+    }
+    /// The image `FINEGRAIN_CANNY_PGM` names, or an error naming the
+    /// variable, the file and where in it the reader stopped.
+    fn try_prepare(&self, size: Size, seed: u64) -> Result<Box<dyn Instance>, String> {
         if let Some(path) = std::env::var_os(IMAGE_VAR) {
-            let img = pgm::read(path.as_ref()).unwrap_or_else(|e| panic!("{IMAGE_VAR}: {e}"));
+            let path = std::path::Path::new(&path);
+            let img = pgm::read(path).map_err(|e| match e {
+                // An I/O error already names the file.
+                pgm::PgmError::Io(m) => format!("{IMAGE_VAR}: {m}"),
+                e => format!("{IMAGE_VAR}: {}: {e}", path.display()),
+            })?;
             let scale = 255.0 / img.maxval as f32;
             let pixels = img.pixels.iter().map(|&v| v as f32 * scale).collect();
-            let origin = format!("{}", std::path::Path::new(&path).display());
-            return Box::new(CannyInstance { dims: Dims { width: img.width, height: img.height }, pixels, origin });
+            let origin = format!("{}", path.display());
+            return Ok(Box::new(CannyInstance { dims: Dims { width: img.width, height: img.height }, pixels, origin }));
         }
         let (width, height) = match size {
             Size::Test => (64, 48),
@@ -47,7 +57,7 @@ impl Workload for Canny {
             Size::Full => (4096, 3072),
         };
         let pixels = synth::scene(width, height, seed);
-        Box::new(CannyInstance { dims: Dims { width, height }, pixels, origin: "synthetic".into() })
+        Ok(Box::new(CannyInstance { dims: Dims { width, height }, pixels, origin: "synthetic".into() }))
     }
 }
 

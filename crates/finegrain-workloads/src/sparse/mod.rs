@@ -9,6 +9,7 @@
 //! and Table 4.
 
 mod cg;
+mod input;
 mod random;
 mod spmv;
 mod sptranspose;

@@ -11,9 +11,10 @@
 //! parallel result equals the serial one exactly; the check still allows for
 //! rounding (tolerance below) so peers may reorder.
 
+use super::input::square;
 use super::random::random_csr;
 use crate::par::{Finegrain, Par, Rayon};
-use crate::support::io::Csr;
+use crate::support::io::{Csr, Input};
 use crate::support::rng::SplitMix64;
 use crate::support::shared::SharedMut;
 use crate::support::tolerance::{check_floats, Scale};
@@ -46,14 +47,40 @@ impl Workload for SpMV {
         let mut g = SplitMix64::new(seed);
         let a = random_csr(n, k, &mut g);
         let x0 = (0..n).map(|_| g.unit()).collect();
-        Box::new(SpMVInstance { a, x0, k, iters, seed })
+        Box::new(SpMVInstance { a, x0, k: Some(k), iters, seed })
+    }
+    fn check_input(&self, input: &Input) -> Result<(), String> {
+        square(input, "spmv", "iterates x = A x")
+    }
+    /// The file's matrix (a graph's adjacency matrix), divided by its largest
+    /// absolute row sum where that exceeds 1, so that, as in the generated
+    /// matrix, no row sums to more than 1 and iterating cannot overflow. The
+    /// start vector is drawn from `seed`, and `size` sets the iterations as
+    /// for the generated input.
+    fn prepare_input(&self, input: &Input, size: Size, seed: u64) -> Result<Box<dyn Instance>, String> {
+        self.check_input(input)?;
+        let iters = match size {
+            Size::Test => 3,
+            Size::Small => 5,
+            Size::Full => 20,
+        };
+        let mut a = input.to_matrix();
+        let norm = (0..a.nrows).map(|i| a.row(i).1.iter().map(|v| v.abs()).sum::<f64>()).fold(0.0, f64::max);
+        if norm > 1.0 {
+            a.vals.iter_mut().for_each(|v| *v /= norm);
+        }
+        let mut g = SplitMix64::new(seed);
+        let x0 = (0..a.ncols).map(|_| g.unit()).collect();
+        Ok(Box::new(SpMVInstance { a, x0, k: None, iters, seed }))
     }
 }
 
 struct SpMVInstance {
     a: Csr,
     x0: Vec<f64>,
-    k: usize,
+    /// Entries per row of the generated matrix; `None` for a file, which no
+    /// peer can regenerate.
+    k: Option<usize>,
     iters: usize,
     seed: u64,
 }
@@ -101,7 +128,8 @@ impl Instance for SpMVInstance {
         Some(self.run(Rayon))
     }
     fn peer_args(&self) -> Option<String> {
-        Some(format!("n={} k={} iters={} seed={}", self.a.nrows, self.k, self.iters, self.seed))
+        let k = self.k?;
+        Some(format!("n={} k={k} iters={} seed={}", self.a.nrows, self.iters, self.seed))
     }
     fn check(&self, reference: &Output, got: &Output) -> Result<(), String> {
         check_floats(reference, got, TOLERANCE, Scale::Each)

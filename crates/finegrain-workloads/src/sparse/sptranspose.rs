@@ -11,10 +11,11 @@
 //! input is the matrix of `random.rs`; the transpose is repeated `rounds`
 //! times (odd, so the result is A^T) to make the run long enough to time.
 
+use super::input::shape;
 use super::random::random_csr;
 use crate::par::{Finegrain, Par, Rayon, Serial};
 use crate::support::digest::{combine, digest};
-use crate::support::io::Csr;
+use crate::support::io::{Csr, Input};
 use crate::support::rng::SplitMix64;
 use crate::support::shared::SharedMut;
 use crate::{Instance, Output, Size, Workload};
@@ -48,6 +49,17 @@ impl Workload for SpTranspose {
         };
         let a = random_csr(n, k, &mut SplitMix64::new(seed));
         Box::new(SpTransposeInstance { a, rounds })
+    }
+    /// Any matrix with an entry, square or not, or a graph's adjacency matrix.
+    fn check_input(&self, input: &Input) -> Result<(), String> {
+        match shape(input) {
+            (_, _, 0) => Err(format!("sptranspose needs a matrix with at least one entry; the file has {}", input.describe())),
+            _ => Ok(()),
+        }
+    }
+    fn prepare_input(&self, input: &Input, _size: Size, _seed: u64) -> Result<Box<dyn Instance>, String> {
+        self.check_input(input)?;
+        Ok(Box::new(SpTransposeInstance { a: input.to_matrix(), rounds: 1 }))
     }
 }
 
@@ -213,7 +225,9 @@ impl SpTransposeInstance {
 
 impl Instance for SpTransposeInstance {
     fn describe(&self) -> String {
-        format!("n={} nnz={} rounds={}", self.a.nrows, self.a.nnz(), self.rounds)
+        let (r, c) = (self.a.nrows, self.a.ncols);
+        let shape = if r == c { format!("n={r}") } else { format!("{r}x{c}") };
+        format!("{shape} nnz={} rounds={}", self.a.nnz(), self.rounds)
     }
     fn serial(&self) -> Output {
         let mut m = transpose_serial(&self.a);

@@ -5,11 +5,32 @@
 //! Errors name where the input went wrong: the line for the header and for
 //! `P2` samples, the byte offset for `P5` samples (binary data has no lines).
 //!
+//! The header's dimensions are a claim, checked before anything is allocated
+//! for the samples: the image may have at most [`MAX_PIXELS`] pixels (the
+//! product computed without overflow), and no more room is reserved than the
+//! bytes after the header can fill (a `P5` raster must hold every sample, one
+//! or two bytes each, before any is read; a `P2` sample takes at least two
+//! bytes, a digit and a separator). So a file can make the reader allocate no
+//! more than about its own size, and no input panics or aborts.
+//!
+//! ```
+//! use finegrain_workloads::pgm;
+//! let img = pgm::parse(b"P2\n3 1\n255\n0 128 255\n").unwrap();
+//! assert_eq!((img.width, img.height, img.pixels), (3, 1, vec![0, 128, 255]));
+//!
+//! // The 2^31 x 2^30 pixels this header declares are refused at its line.
+//! let e = pgm::parse(b"P2\n2147483648 1073741824\n255\n0 1 2\n").unwrap_err();
+//! assert!(e.to_string().starts_with("line 2: "), "{e}");
+//! ```
+//!
 //! This file depends on nothing else in the crate, so tests can include it
 //! directly.
 
 use std::fmt;
 use std::path::Path;
+
+/// The most pixels an image may have: 2^28 (268,435,456; 16384 x 16384).
+pub const MAX_PIXELS: usize = 1 << 28;
 
 /// A grayscale image, row-major.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -66,15 +87,15 @@ pub fn parse(bytes: &[u8]) -> Result<Image, PgmError> {
     }
     let width = t.positive("the width")?;
     let height = t.positive("the height")?;
+    let count = width
+        .checked_mul(height)
+        .filter(|&c| c <= MAX_PIXELS)
+        .ok_or_else(|| t.error(format!("an image of {width}x{height} pixels is above the limit of {MAX_PIXELS} pixels (pgm::MAX_PIXELS)")))?;
     let maxval = t.number("maxval")?;
     if !(1..=65535).contains(&maxval) {
         return Err(t.error(format!("maxval {maxval} is out of range 1..=65535")));
     }
     let maxval = maxval as u16;
-    let count = width
-        .checked_mul(height)
-        .filter(|&c| c <= isize::MAX as usize / 2)
-        .ok_or_else(|| t.error(format!("image of {width}x{height} pixels is too large")))?;
     let pixels = if raw { raw_samples(&mut t, count, maxval)? } else { plain_samples(&mut t, count, maxval)? };
     Ok(Image { width, height, maxval, pixels })
 }
@@ -105,14 +126,18 @@ fn raw_samples(t: &mut Tokens<'_>, count: usize, maxval: u16) -> Result<Vec<u16>
     Ok(pixels)
 }
 
-/// `P2`: whitespace-separated decimal samples.
+/// `P2`: whitespace-separated decimal samples. Each takes at least two bytes
+/// (a separator and a digit), so room is reserved for no more samples than
+/// the rest of the file can hold; a file with fewer than declared fails at
+/// its end.
 fn plain_samples(t: &mut Tokens<'_>, count: usize, maxval: u16) -> Result<Vec<u16>, PgmError> {
-    let mut pixels = Vec::with_capacity(count);
+    let rest = t.bytes.len() - t.pos;
+    let mut pixels = Vec::with_capacity(count.min(rest / 2));
     for k in 0..count {
-        let what = format!("sample {} of {count}", k + 1);
-        let v = t.number(&what)?;
+        let what = || format!("sample {} of {count}", k + 1);
+        let v = t.number_of(what)?;
         if v > maxval as usize {
-            return Err(t.error(format!("{what} is {v}, above maxval {maxval}")));
+            return Err(t.error(format!("{} is {v}, above maxval {maxval}", what())));
         }
         pixels.push(v as u16);
     }
@@ -157,6 +182,11 @@ impl Tokens<'_> {
 
     /// The next token as an unsigned decimal number.
     fn number(&mut self, what: &str) -> Result<usize, PgmError> {
+        self.number_of(|| what.to_string())
+    }
+
+    /// [`Self::number`], naming the token only when there is an error.
+    fn number_of(&mut self, what: impl Fn() -> String) -> Result<usize, PgmError> {
         self.skip_space();
         let start = self.pos;
         while self.bytes.get(self.pos).is_some_and(|b| !b.is_ascii_whitespace() && *b != b'#') {
@@ -164,12 +194,12 @@ impl Tokens<'_> {
         }
         let token = &self.bytes[start..self.pos];
         if token.is_empty() {
-            return Err(self.error(format!("expected {what}, found the end of the file")));
+            return Err(self.error(format!("expected {}, found the end of the file", what())));
         }
         let text = String::from_utf8_lossy(token);
         if !token.iter().all(u8::is_ascii_digit) {
-            return Err(self.error(format!("expected {what}, found {text:?}")));
+            return Err(self.error(format!("expected {}, found {text:?}", what())));
         }
-        text.parse::<usize>().map_err(|_| self.error(format!("{what} {text} is too large")))
+        text.parse::<usize>().map_err(|_| self.error(format!("{} {text} is too large", what())))
     }
 }

@@ -18,7 +18,7 @@ pub fn prepare(name: &str, size: Size, seed: u64) -> Box<dyn Instance> {
 /// Wrong results that every check must reject: off by one unit, a flipped
 /// digest, a longer digest, one element changed by a small margin (1e-6
 /// relative) and by much more than any tolerance, a NaN, a lost element.
-fn corruptions(out: &Output) -> Vec<Output> {
+pub fn corruptions(out: &Output) -> Vec<Output> {
     let bump = |x: f64| if x == 0.0 { 1.0 } else { x * 1.01 };
     let nudge = |x: f64| x * (1.0 + 1e-6) + 1e-12;
     match out {

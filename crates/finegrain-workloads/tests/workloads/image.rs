@@ -1,7 +1,7 @@
 //! canny, and the PGM reader it loads real images with.
 
-use crate::common::{check_small, check_workload, prepare};
-use finegrain_workloads::{Instance, Size};
+use crate::common::{check_small, check_workload};
+use finegrain_workloads::{by_name, Instance, Size};
 
 /// The workloads this module tests.
 pub const NAMES: &[&str] = &["canny"];
@@ -28,13 +28,35 @@ fn canny_on_pgm_files() {
     // A flat image has no edges: the square must change the digest.
     let flat = canny_on(&format!("P2 {w} {h} 9\n{}", "5 ".repeat(w * h)).into_bytes()).serial();
     assert_ne!(reference, flat);
+    // Images down to one pixel run, and agree with the serial detector.
+    for (w, h) in [(1, 1), (1, 7), (7, 1), (2, 2), (3, 5)] {
+        let mut file = format!("P5 {w} {h} 255\n").into_bytes();
+        file.extend((0..w * h).map(|p| (p * 97 % 256) as u8));
+        let inst = canny_on(&file);
+        let got = finegrain::Pool::new(2, "ws").unwrap().install(|| inst.parallel());
+        inst.check(&inst.serial(), &got).unwrap();
+    }
+    // A bad file is an error naming the variable, the file and the line or
+    // byte offset, from `try_prepare`: no panic.
+    let e = try_canny_on(b"P2\n2147483648 1073741824\n255\n0 1 2\n").err().unwrap();
+    assert!(e.starts_with("FINEGRAIN_CANNY_PGM: ") && e.contains("finegrain-canny-") && e.contains(".pgm: line 2: an image of"), "{e}");
+    let e = try_canny_on(b"P5 2 2 255\n\x01").err().unwrap();
+    assert!(e.contains(".pgm: byte offset 12: raster ends"), "{e}");
+    std::env::set_var("FINEGRAIN_CANNY_PGM", "/nonexistent/finegrain.pgm");
+    let e = by_name("canny").unwrap().try_prepare(Size::Test, 42).err().unwrap();
+    std::env::remove_var("FINEGRAIN_CANNY_PGM");
+    assert!(e.starts_with("FINEGRAIN_CANNY_PGM: /nonexistent/finegrain.pgm: "), "{e}");
 }
 
 fn canny_on(file: &[u8]) -> Box<dyn Instance> {
+    try_canny_on(file).unwrap()
+}
+
+fn try_canny_on(file: &[u8]) -> Result<Box<dyn Instance>, String> {
     let path = std::env::temp_dir().join(format!("finegrain-canny-{}.pgm", std::process::id()));
     std::fs::write(&path, file).unwrap();
     std::env::set_var("FINEGRAIN_CANNY_PGM", &path);
-    let inst = prepare("canny", Size::Test, 42);
+    let inst = by_name("canny").unwrap().try_prepare(Size::Test, 42);
     std::env::remove_var("FINEGRAIN_CANNY_PGM");
     std::fs::remove_file(&path).unwrap();
     inst

@@ -1,7 +1,8 @@
 //! Every workload, one module per domain as in the crate: each workload passes
 //! `common::check_workload` at `Size::Test`, and the domain modules add what
 //! is particular to their workloads (known answers, `Size::Small` runs, the
-//! PGM reader). `calibrate` holds timing aids, not checks.
+//! PGM reader). `inputs` runs the workloads that take a user's file on small
+//! files. `calibrate` holds timing aids, not checks.
 
 mod common;
 
@@ -12,6 +13,7 @@ mod dense;
 mod dynprog;
 mod graph;
 mod image;
+mod inputs;
 mod recursive;
 mod sparse;
 mod stencil;

@@ -1,0 +1,3 @@
+# negative ids
+0 1
+1 -2
