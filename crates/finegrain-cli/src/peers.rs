@@ -14,6 +14,15 @@ use std::time::{Duration, Instant};
 /// The peers we know how to call, by runtime name.
 pub const KNOWN: [&str; 2] = ["tbb", "omp"];
 
+/// The runtime name of a peer's own serial program in reports.
+pub fn serial_name(peer: &str) -> &'static str {
+    match peer {
+        "tbb" => "tbb-serial",
+        "omp" => "omp-serial",
+        _ => "peer-serial",
+    }
+}
+
 /// A peer call that takes longer than this is killed and reported as failed.
 const TIMEOUT: Duration = Duration::from_secs(600);
 
@@ -79,17 +88,23 @@ pub struct PeerRep {
 }
 
 impl Peer {
-    /// Run `reps` repetitions of `workload` with `threads` threads.
-    pub fn run(&self, workload: &str, peer_args: &str, threads: usize, reps: usize) -> Result<Vec<PeerRep>, String> {
+    /// Run `reps` repetitions of `workload` with `threads` threads; `serial`:
+    /// the peer's own serial program instead (`mode=serial`), which its
+    /// speedups are measured against.
+    pub fn run(&self, workload: &str, peer_args: &str, threads: usize, reps: usize, serial: bool) -> Result<Vec<PeerRep>, String> {
         let mut cmd = Command::new(&self.path);
         cmd.arg(workload).args(peer_args.split_whitespace()).arg(format!("threads={threads}")).arg(format!("reps={reps}")).stdin(Stdio::null());
+        if serial {
+            cmd.arg("mode=serial");
+        }
+        let expect_runtime = if serial { "serial" } else { self.name };
         let (status, stdout, stderr) = run_with_timeout(cmd, TIMEOUT).map_err(|e| format!("{}: {e}", self.path.display()))?;
         if !status {
             return Err(format!("{} {workload} failed: {}", self.name, last_lines(&stderr, 5)));
         }
         let reps_seen = parse_lines(&stdout)?;
         for r in &reps_seen {
-            if r.runtime != self.name || r.workload != workload || r.threads != threads {
+            if r.runtime != expect_runtime || r.workload != workload || r.threads != threads {
                 return Err(format!(
                     "{} {workload} threads={threads} answered for runtime {:?}, workload {:?}, threads {}",
                     self.name, r.runtime, r.workload, r.threads
@@ -183,7 +198,7 @@ mod tests {
     fn a_real_process_runs_without_a_shell() {
         let peer = Peer { name: "tbb", path: PathBuf::from("/bin/echo") };
         // echo prints its arguments, which are not JSON: zero result lines.
-        let e = peer.run("fib", "n=10", 2, 1).unwrap_err();
+        let e = peer.run("fib", "n=10", 2, 1, false).unwrap_err();
         assert!(e.contains("expected result lines"), "{e}");
     }
 }

@@ -8,11 +8,14 @@ mod common;
 use common::{finegrain, scratch};
 use std::os::unix::fs::PermissionsExt;
 
-/// A `peer_tbb` that follows the protocol but reports a failed check.
+/// A `peer_tbb` that follows the protocol but reports a failed check of its
+/// parallel program (its own serial program, `mode=serial`, passes).
 const FAKE_PEER: &str = r#"#!/bin/sh
 t=0
-for a in "$@"; do case "$a" in threads=*) t="${a#threads=}";; esac; done
-echo "{\"runtime\":\"tbb\",\"workload\":\"$1\",\"threads\":$t,\"rep\":0,\"time_ns\":1000,\"check\":\"wrong answer\"}"
+rt=tbb
+check="wrong answer"
+for a in "$@"; do case "$a" in threads=*) t="${a#threads=}";; mode=serial) rt=serial; check=ok;; esac; done
+echo "{\"runtime\":\"$rt\",\"workload\":\"$1\",\"threads\":$t,\"rep\":0,\"time_ns\":1000,\"check\":\"$check\"}"
 "#;
 
 #[test]
@@ -45,6 +48,11 @@ fn a_failed_check_fails_the_run_but_not_the_report() {
     let runs = doc["runs"].as_array().unwrap();
     assert_eq!(runs.iter().filter(|r| r["runtime"] == "tbb" && r["check"] != "ok").count(), 2);
     assert!(runs.iter().any(|r| r["runtime"] == "finegrain" && r["check"] == "ok"), "the other runs went on");
+    assert_eq!(
+        runs.iter().filter(|r| r["runtime"] == "tbb-serial" && r["check"] == "ok").count(),
+        2,
+        "the peer's own serial program ran in the same interleaved run"
+    );
     assert!(out.join("results.csv").exists() && out.join("speedup.png").exists());
     let _ = std::fs::remove_dir_all(&out);
 }

@@ -204,8 +204,10 @@ fn run_once(
     name: &str,
     peer_args: Option<&str>,
 ) -> Attempt {
-    if let Runtime::Peer(p) = cfg.runtime {
-        return run_peer(plan, p, cfg.threads, name, peer_args.unwrap_or(""));
+    match cfg.runtime {
+        Runtime::Peer(p) => return run_peer(plan, p, cfg.threads, name, peer_args.unwrap_or(""), false),
+        Runtime::PeerSerial(p) => return run_peer(plan, p, 1, name, peer_args.unwrap_or(""), true),
+        _ => {}
     }
     let timed = |f: &dyn Fn() -> Option<Output>| {
         let start = Instant::now();
@@ -239,7 +241,7 @@ fn run_once(
             let got = program.run(&mut scope);
             (Some(got), start.elapsed().as_nanos() as u64, None)
         }
-        Runtime::Peer(_) => unreachable!("peers returned above"),
+        Runtime::Peer(_) | Runtime::PeerSerial(_) => unreachable!("peers returned above"),
     }));
     match result {
         Ok((Some(got), time_ns, stats)) => Attempt::Ran { time_ns, check: inst.check(reference, &got), stats },
@@ -248,9 +250,10 @@ fn run_once(
     }
 }
 
-/// One repetition in a peer process; the peer times and checks itself.
-fn run_peer(plan: &Plan, p: usize, threads: usize, name: &str, peer_args: &str) -> Attempt {
-    match plan.peers[p].run(name, peer_args, threads, 1) {
+/// One repetition in a peer process (its parallel program, or its own serial
+/// one); the peer times and checks itself.
+fn run_peer(plan: &Plan, p: usize, threads: usize, name: &str, peer_args: &str, serial: bool) -> Attempt {
+    match plan.peers[p].run(name, peer_args, threads, 1, serial) {
         Ok(reps) => {
             let r = &reps[0];
             let check = if r.check == "ok" { Ok(()) } else { Err(format!("peer's own check: {}", r.check)) };

@@ -19,6 +19,10 @@ pub enum Runtime {
     Chili,
     /// The C++ peer with this index in `Plan::peers`.
     Peer(usize),
+    /// That peer's own serial program (`mode=serial`), one thread: the
+    /// baseline of the peer's speedups, so that a compiler's gain is not
+    /// counted as a runtime's.
+    PeerSerial(usize),
 }
 
 /// One column of the experiment: a runtime at a thread count.
@@ -96,7 +100,10 @@ impl Plan {
             add(Runtime::Chili);
         }
         if has_peers {
-            (0..self.peers.len()).for_each(|p| add(Runtime::Peer(p)));
+            for p in 0..self.peers.len() {
+                v.push(Config { runtime: Runtime::PeerSerial(p), threads: 1 });
+                v.extend(self.threads.iter().map(|&threads| Config { runtime: Runtime::Peer(p), threads }));
+            }
         }
         v
     }
@@ -108,7 +115,8 @@ impl Plan {
             Runtime::Finegrain(p) => 1 + p,
             Runtime::Rayon => 1 + self.policies.len(),
             Runtime::Chili => 2 + self.policies.len(),
-            Runtime::Peer(p) => 3 + self.policies.len() + p,
+            Runtime::PeerSerial(p) => 3 + self.policies.len() + 2 * p,
+            Runtime::Peer(p) => 4 + self.policies.len() + 2 * p,
         }
     }
 
@@ -120,6 +128,7 @@ impl Plan {
             Runtime::Rayon => "rayon",
             Runtime::Chili => "chili",
             Runtime::Peer(p) => self.peers[p].name,
+            Runtime::PeerSerial(p) => crate::peers::serial_name(self.peers[p].name),
         }
     }
 

@@ -136,12 +136,13 @@ mod tests {
             failed_runs: 0,
             time_ns: None,
             speedup: None,
+            speedup_over: String::new(),
             breakdown: Some(Buckets(b)),
             rank,
         }
     }
 
-    /// 000 Figure 6 splits message handling into worker and manager time: two
+    /// ADM's Figure 6 (Sanchez, Yoo, Kozyrakis, ASPLOS 2010) splits message handling into worker and manager time: two
     /// segments with a legend entry and a colour each, never one merged segment.
     #[test]
     fn handler_time_is_two_segments() {

@@ -17,8 +17,11 @@ pub struct SummaryRow {
     pub ok_runs: usize,
     pub failed_runs: usize,
     pub time_ns: Option<Summary>,
-    /// Serial median time over this configuration's median time.
+    /// Serial median time over this configuration's median time: the Rust
+    /// serial reference's, or for a C++ peer its own serial program's.
     pub speedup: Option<f64>,
+    /// The runtime whose serial program `speedup` is measured against.
+    pub speedup_over: String,
     /// Share of total worker time per bucket, over all passing runs (finegrain only).
     pub breakdown: Option<Buckets<f64>>,
     #[serde(skip)]
@@ -41,12 +44,26 @@ pub fn summarize(records: &[RunRecord]) -> Vec<SummaryRow> {
         keys.sort_unstable();
         keys.dedup();
         let mut w_rows: Vec<SummaryRow> = keys.iter().map(|&(rank, t)| row(&of_w, rank, t)).collect();
-        let serial = w_rows.iter().find(|r| r.runtime == "serial").and_then(|r| r.time_ns).map(|s| s.median);
-        for r in &mut w_rows {
+        let median_of = |runtime: &str| w_rows.iter().find(|r| r.runtime == runtime).and_then(|r| r.time_ns).map(|s| s.median);
+        let baselines: Vec<(String, Option<f64>)> = w_rows
+            .iter()
+            .map(|r| {
+                // A peer against its own serial program, when it ran; every
+                // other runtime (and a peer whose serial did not run) against
+                // the Rust serial reference.
+                let own = crate::peers::KNOWN.contains(&r.runtime.as_str()).then(|| crate::peers::serial_name(&r.runtime));
+                match own.and_then(|name| median_of(name).map(|m| (name, m))) {
+                    Some((name, m)) => (name.to_string(), Some(m)),
+                    None => ("serial".to_string(), median_of("serial")),
+                }
+            })
+            .collect();
+        for (r, (over, serial)) in w_rows.iter_mut().zip(baselines) {
             r.speedup = match (serial, r.time_ns) {
                 (Some(s), Some(t)) if t.median > 0.0 => Some(s / t.median),
                 _ => None,
             };
+            r.speedup_over = over;
         }
         rows.extend(w_rows);
     }
@@ -69,6 +86,7 @@ fn row(of_w: &[&RunRecord], rank: usize, threads: usize) -> SummaryRow {
         failed_runs: runs.len() - ok.len(),
         time_ns: Summary::of(&times),
         speedup: None,
+        speedup_over: String::new(),
         breakdown: breakdown(&ok),
         rank,
     }
@@ -86,4 +104,42 @@ fn breakdown(runs: &[&RunRecord]) -> Option<Buckets<f64>> {
     }
     let total: u64 = sums.iter().sum();
     (total > 0).then(|| Buckets(sums.iter().map(|&v| v as f64 / total as f64).collect()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rec(runtime: &str, rank: usize, threads: usize, time_ns: u64) -> RunRecord {
+        RunRecord {
+            workload: "sum".into(),
+            size: "test".into(),
+            input: String::new(),
+            runtime: runtime.into(),
+            config: runtime.into(),
+            policy: None,
+            threads,
+            rep: 0,
+            time_ns,
+            check: "ok".into(),
+            stats: None,
+            rank,
+        }
+    }
+
+    #[test]
+    fn peers_are_measured_against_their_own_serial_program() {
+        let rows = summarize(&[
+            rec("serial", 0, 1, 1000),
+            rec("finegrain", 1, 2, 500),
+            rec("tbb-serial", 3, 1, 700),
+            rec("tbb", 4, 2, 350),
+            rec("omp", 6, 2, 250),
+        ]);
+        let speed = |rt: &str| rows.iter().find(|r| r.runtime == rt).map(|r| (r.speedup.unwrap(), r.speedup_over.clone())).unwrap();
+        assert_eq!(speed("finegrain"), (2.0, "serial".to_string()));
+        assert_eq!(speed("tbb"), (2.0, "tbb-serial".to_string()), "700 / 350, not 1000 / 350");
+        assert_eq!(speed("omp"), (4.0, "serial".to_string()), "no omp-serial row: the Rust serial, and said so");
+        assert_eq!(speed("tbb-serial").1, "serial");
+    }
 }

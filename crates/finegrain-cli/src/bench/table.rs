@@ -31,6 +31,7 @@ pub fn render(rows: &[SummaryRow]) -> String {
         ("median ms", true),
         ("min-max ms", true),
         ("speedup", true),
+        ("over", false),
     ]);
     let buckets = shown_buckets(rows);
     for &i in &buckets {
@@ -58,6 +59,7 @@ pub fn render(rows: &[SummaryRow]) -> String {
             speedup.push_str(&format!(" ({} FAILED)", r.failed_runs));
         }
         cells.push(speedup);
+        cells.push(if r.speedup.is_some() { r.speedup_over.clone() } else { String::new() });
         for &i in &buckets {
             cells.push(r.breakdown.as_ref().map(|b| format!("{:.1}", 100.0 * b.0[i])).unwrap_or_default());
         }
