@@ -122,6 +122,46 @@ fn loom_sleep_sleeper_sees_work_or_is_woken() {
     });
 }
 
+/// A worker parks as its thread starts (`policy::idle::park_at_start`),
+/// checking only the injector until some worker has taken a job from it
+/// (`Registry::has_work_at_start`). Meanwhile another worker takes the one
+/// injected job (the injector's length drops to zero, then `taken` is set, as
+/// `Injector::pop` does) and pushes the task that job spawns. The starting
+/// worker must not sleep through that task: either its check runs after
+/// `taken` and looks at the deque, or its announced sleep is seen by the
+/// pusher's notification.
+#[test]
+fn loom_sleep_start_park_does_not_miss_the_first_task() {
+    model(Some(3), || {
+        let shop = Shop::new(1);
+        let injector_len = Arc::new(AtomicUsize::new(1));
+        let taken = Arc::new(AtomicBool::new(false));
+        let t = task(7);
+        let starter = {
+            let (shop, injector_len, taken) = (shop.clone(), injector_len.clone(), taken.clone());
+            thread::spawn(move || {
+                shop.sleep.sleep(0, None, || {
+                    if taken.load(Ordering::SeqCst) {
+                        shop.has_work()
+                    } else {
+                        injector_len.load(Ordering::Relaxed) != 0 || shop.terminate.load(Ordering::Relaxed)
+                    }
+                });
+                shop.idle_worker(0)
+            })
+        };
+        // The worker that took the injected job: not one of this sleep's
+        // workers, it only takes the job and pushes what it spawns.
+        injector_len.store(0, Ordering::SeqCst);
+        taken.store(true, Ordering::SeqCst);
+        push_and_notify(&shop.sleep, &shop.deque, t);
+        assert_eq!(starter.join().unwrap(), Some(7));
+        assert_nobody_listed(&shop.sleep);
+        // SAFETY: taken once, all threads joined.
+        drop(unsafe { Box::from_raw(t) });
+    });
+}
+
 /// Two idle workers, one task: the one that takes it stops the pool (as the
 /// last task of a program would). Both must get out: the task may not sit in
 /// the deque with both workers parked, and `wake_one` picking a worker that is
