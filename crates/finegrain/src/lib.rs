@@ -44,6 +44,9 @@
 //! `latch/`, `sleep/`, `stats/`, `sync.rs`).
 
 #![warn(missing_debug_implementations, rust_2018_idioms)]
+// The crate documentation links the runtime's API, which the policy layer
+// alone (`--no-default-features`) does not have.
+#![cfg_attr(not(feature = "runtime"), allow(rustdoc::broken_intra_doc_links))]
 #![deny(unsafe_op_in_unsafe_fn)]
 
 /// Items that exist only with the `runtime` feature (the policy layer builds

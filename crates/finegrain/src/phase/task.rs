@@ -95,7 +95,7 @@ impl<A: OneWord> PhaseTask for [A; 4] {}
 
 /// Declare types of your own as phase tasks ([`PhaseTask`]): each must be
 /// `Copy + Send`, and one larger than four machine words
-/// ([`MAX_TASK_BYTES`]) is a compile error at this line.
+/// ([`MAX_TASK_BYTES`](crate::MAX_TASK_BYTES)) is a compile error at this line.
 ///
 /// ```
 /// #[derive(Clone, Copy)]

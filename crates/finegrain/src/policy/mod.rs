@@ -17,11 +17,11 @@
 //! | spin, yield or park | [`idle`] |
 //! | when a loop splits its range | [`split`] |
 //! | managers: pairing, reports, burst, hand-over to a sleeper | [`adm`] |
-//! | the central unit's order, overflow, underflow, prefetch | [`unit`], [`carbon`], [`swhier`], [`pdf`] |
+//! | the central unit's order, overflow, underflow, prefetch | [`unit`](mod@unit), [`carbon`], [`swhier`], [`pdf`] |
 //! | how a phase ends and reduces | [`reduce`] |
 //!
 //! Adding a policy is one new file in this folder that defines a
-//! [`Registration`] and one line in [`REGISTERED`] (see `docs/policies.md`,
+//! `Registration` and one line in `REGISTERED` (see `docs/policies.md`,
 //! "Adding a policy"). The runtime dispatches on [`Mechanism`], an enum, so
 //! the fast path makes no indirect calls.
 

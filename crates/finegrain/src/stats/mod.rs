@@ -1,7 +1,7 @@
 //! Per-worker counters and execution-time breakdowns (Sanchez, Yoo, Kozyrakis, "Flexible Architectural Support for Fine-Grain
 //! Scheduling", ASPLOS 2010, Figure 6, section 6.1).
 //!
-//! Each worker owns one [`WorkerCounters`]; only it writes (relaxed load + store,
+//! Each worker owns one `WorkerCounters`; only it writes (relaxed load + store,
 //! plain moves on x86), anyone may read. Time is charged to the bucket the worker
 //! is in, at the transitions between buckets, which happen only on slow paths
 //! (starting to look for work, a steal succeeding, parking). Enqueue and dequeue
