@@ -56,11 +56,30 @@ impl Handles {
     }
 }
 
+/// What a mechanism hands the worker loop: a job, or a job with what it
+/// needs to run (the central unit's serial position).
+pub(crate) trait Task: Copy {
+    /// A job submitted from outside the pool, as this kind of task.
+    fn injected(job: JobRef) -> Self;
+    /// The job to run.
+    fn job(self) -> JobRef;
+}
+
+impl Task for JobRef {
+    #[inline(always)]
+    fn injected(job: JobRef) -> JobRef {
+        job
+    }
+    #[inline(always)]
+    fn job(self) -> JobRef {
+        self
+    }
+}
+
 /// A per-worker mechanism, driven by the one worker loop.
 pub(crate) trait Mechanism {
-    /// What [`pop`](Mechanism::pop) hands out: a job, or a job with what it
-    /// needs to run (the central unit's serial position).
-    type Task: Copy;
+    /// What [`pop`](Mechanism::pop) hands out.
+    type Task: Task;
 
     /// Where an idle worker looks for work, in order (`policy::search`).
     const SEARCH: &'static [Source];
@@ -80,11 +99,11 @@ pub(crate) trait Mechanism {
     /// (`Peers`, `OwnMarks`); `in_join`: the worker waits inside a `join`.
     fn find(&self, h: &Handles, source: Source, in_join: bool) -> Option<Self::Task>;
 
-    /// A task from outside the pool, as this mechanism runs it.
-    fn injected(job: JobRef) -> Self::Task;
-
     /// Run a task this mechanism handed out; `exec` runs a job.
-    fn run(&self, t: Self::Task, exec: impl FnOnce(JobRef));
+    #[inline(always)]
+    fn run(&self, t: Self::Task, exec: impl FnOnce(JobRef)) {
+        exec(t.job())
+    }
 
     /// A scheduling point: handle whatever arrived (messages).
     #[inline(always)]

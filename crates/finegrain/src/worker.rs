@@ -13,7 +13,7 @@ use crate::adm::spawn_gate::Gate;
 use crate::adm::AdmWorker;
 use crate::job::{JobHeader, JobRef, Latch};
 use crate::latch::tally;
-use crate::mechanism::{Handles, Mechanism};
+use crate::mechanism::{Handles, Mechanism, Task};
 use crate::policy::search::Source;
 use crate::policy::{IdleAction, PolicyKind};
 use crate::registry::{MechShared, Registry};
@@ -352,7 +352,7 @@ impl WorkerThread {
                     t
                 }
                 Source::OwnMarks => None,
-                Source::Injector => self.take_injected().map(M::injected),
+                Source::Injector => self.take_injected().map(<M::Task as Task>::injected),
                 Source::Peers => self.steal(m),
             };
             if found.is_some() {

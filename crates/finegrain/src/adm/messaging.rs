@@ -514,16 +514,6 @@ impl Mechanism for AdmWorker {
         }
     }
 
-    #[inline(always)]
-    fn injected(job: JobRef) -> JobRef {
-        job
-    }
-
-    #[inline(always)]
-    fn run(&self, t: JobRef, exec: impl FnOnce(JobRef)) {
-        exec(t)
-    }
-
     #[inline]
     fn poll(&self, h: &Handles) {
         self.handle_mail(h)

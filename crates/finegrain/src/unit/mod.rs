@@ -12,7 +12,7 @@
 //! next to this file.
 
 use crate::job::{JobHeader, JobRef};
-use crate::mechanism::{Handles, Mechanism};
+use crate::mechanism::{Handles, Mechanism, Task};
 use crate::policy::carbon::Carbon;
 use crate::policy::pdf::SerialPath;
 use crate::policy::search::Source;
@@ -371,6 +371,16 @@ impl UnitWorker {
 
 }
 
+impl Task for Entry {
+    /// Work from outside the pool runs at the root of serial order.
+    fn injected(job: JobRef) -> Entry {
+        Entry { key: Key { primary: 0, seq: 0 }, job, path: SerialPath::default(), from: usize::MAX }
+    }
+    fn job(self) -> JobRef {
+        self.job
+    }
+}
+
 impl Mechanism for UnitWorker {
     type Task = Entry;
     const SEARCH: &'static [Source] = crate::policy::search::order(crate::policy::Mechanism::Unit);
@@ -395,11 +405,6 @@ impl Mechanism for UnitWorker {
 
     fn find(&self, _h: &Handles, _source: Source, _in_join: bool) -> Option<Entry> {
         None
-    }
-
-    /// Work from outside the pool runs at the root of serial order.
-    fn injected(job: JobRef) -> Entry {
-        Entry { key: Key { primary: 0, seq: 0 }, job, path: SerialPath::default(), from: usize::MAX }
     }
 
     /// Run a dequeued task at its serial position.

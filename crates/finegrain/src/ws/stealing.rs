@@ -166,16 +166,6 @@ impl Mechanism for WsWorker {
         }
     }
 
-    #[inline(always)]
-    fn injected(job: JobRef) -> JobRef {
-        job
-    }
-
-    #[inline(always)]
-    fn run(&self, t: JobRef, exec: impl FnOnce(JobRef)) {
-        exec(t)
-    }
-
     /// Split when the own deque is empty: thieves took what was offered.
     #[inline(always)]
     fn wants_split(&self, _h: &Handles) -> bool {
