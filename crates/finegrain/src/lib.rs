@@ -68,6 +68,8 @@ pub mod policy;
 pub mod rng;
 #[cfg(not(loom))]
 pub mod topology;
+#[cfg(not(loom))]
+pub mod taskgraph;
 
 #[cfg(not(loom))]
 pub use crate::{

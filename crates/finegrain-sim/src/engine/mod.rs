@@ -1,0 +1,1 @@
+//! The event loop and the scheduling mechanisms.

@@ -1,0 +1,1 @@
+//! Machine presets and the memory system model (filled in by the machine step).
