@@ -110,9 +110,9 @@ impl Topology {
         Topology { cpus: (0..n).collect(), dist }
     }
 
-    /// CPUs `0..n` at the given distances (`dist[a][b]`, `n` rows of `n`).
-    #[cfg(test)]
-    pub(crate) fn from_distances(dist: Vec<Vec<u32>>) -> Topology {
+    /// CPUs `0..n` at the given distances (`dist[a][b]`, `n` rows of `n`): a
+    /// simulated machine's, or a test's.
+    pub fn from_distances(dist: Vec<Vec<u32>>) -> Topology {
         Topology { cpus: (0..dist.len()).collect(), dist }
     }
 

@@ -1,0 +1,383 @@
+//! ADM (the runtime's `adm/`): private queues, managers, and messages
+//! (Sanchez, Yoo, Kozyrakis, "Flexible Architectural Support for Fine-Grain
+//! Scheduling", ASPLOS 2010, sections 3-4, Table 2).
+//!
+//! Every worker keeps its tasks in a private queue that only it touches;
+//! work moves only in `TASK` messages. The protocol is the runtime's
+//! (`adm/README.md`, steps 2-8): a worker reports its count to its level-0
+//! manager when it reaches the next threshold (`UPDATE`), reports once when
+//! it starves, a manager pairs starving children with the child it believes
+//! richest (`STEAL`), a victim sends up to `k` of its oldest tasks
+//! (`TASK`, then `VICTIM_UPDATE`), the stealer reports when the burst is over
+//! (`STEALER_UPDATE`), and the root tells everyone when nothing is left
+//! (`UNBLOCK`). The managers *are* `finegrain::policy::adm::ManagerNode`s and
+//! their actions travel by `finegrain::policy::adm::route`; thresholds are
+//! `next_report_threshold`, the hand-off to a sleeper `hand_to_sleeper`, loop
+//! splitting `split::adm`.
+//!
+//! How a message reaches its receiver is the [`Delivery`]:
+//! - `Interrupt` (the paper): it arrives after the network's latency and its
+//!   handler runs at once, about 50 cycles taken from whatever the receiver
+//!   was doing (section 4.3);
+//! - `Poll` (today's runtime): it waits in the receiver's mailbox until the
+//!   receiver's next scheduling point (its next turn: a loop leaf, a spawn, a
+//!   slice of a task's memory accesses), and a worker that makes work while
+//!   another sleeps hands it one task directly (`hand_to_sleeper`);
+//! - `Uli`: interrupts whose payload goes through the caches: the sender
+//!   writes a mailbox line the receiver then reads (section 6.3).
+//!
+//! A victim asked for tasks while it runs a loop piece and holds fewer tasks
+//! than asked splits the piece first (`split::adm` with mail waiting), so a
+//! steal request is answered with half of the loop, as in the runtime.
+
+use super::costs;
+use super::item::{Frame, Item, Work};
+use super::result::{Bucket, Op};
+use super::run::{Found, Mech, Sim};
+use super::Delivery;
+use finegrain::policy::adm::{hand_to_sleeper, next_report_threshold, route, Action, ManagerNode, Route, Tree};
+use finegrain::policy::{split, Adm, Order};
+use std::collections::{BTreeSet, VecDeque};
+
+#[derive(Copy, Clone, Debug)]
+enum ToManager {
+    Update { child: usize, count: usize, starving: bool },
+    VictimUpdate { child: usize, left: usize },
+    StealerUpdate { child: usize, count: usize, starving: bool },
+    Steal { stealer_first: usize, k: usize },
+    Unblock,
+}
+
+#[derive(Copy, Clone, Debug)]
+enum ToWorker {
+    Steal { stealer: usize, k: usize },
+    Task { item: Option<Item>, last: bool },
+    Unblock,
+}
+
+#[derive(Copy, Clone, Debug)]
+enum Msg {
+    Manager { level: u32, part: usize, m: ToManager },
+    Worker { w: usize, m: ToWorker },
+}
+
+#[derive(Debug)]
+pub(crate) struct AdmState {
+    pub tree: Tree,
+    pub queues: Vec<VecDeque<Item>>,
+    /// The count each worker last reported.
+    pub reported: Vec<usize>,
+    /// A starving report was sent and no report of work since.
+    pub starving: Vec<bool>,
+    /// The root said nothing is left.
+    pub nothing_left: Vec<bool>,
+    /// Managers, `[level][partition]`.
+    pub managers: Vec<Vec<ManagerNode>>,
+    msgs: Vec<Option<Msg>>,
+    free: Vec<u32>,
+    /// `Poll`: delivered messages waiting for their receiver's turn.
+    mail: Vec<VecDeque<Msg>>,
+    /// Starving workers asleep (candidates for `hand_to_sleeper`).
+    sleepers: BTreeSet<u32>,
+}
+
+impl AdmState {
+    pub fn new(n: usize, a: Adm) -> AdmState {
+        AdmState {
+            tree: a.tree(n),
+            queues: vec![VecDeque::new(); n],
+            reported: vec![0; n],
+            starving: vec![false; n],
+            nothing_left: vec![false; n],
+            managers: a.all_managers(n),
+            msgs: Vec::new(),
+            free: Vec::new(),
+            mail: vec![VecDeque::new(); n],
+            sleepers: BTreeSet::new(),
+        }
+    }
+}
+
+fn mailbox_line(w: usize) -> u64 {
+    (1 << 44) + w as u64
+}
+
+impl Sim<'_> {
+    fn adm(&mut self) -> &mut AdmState {
+        match self.mech {
+            Mech::Adm(ref mut s) => s,
+            _ => unreachable!("not an ADM simulation"),
+        }
+    }
+
+    fn receiver(&mut self, m: &Msg) -> usize {
+        match *m {
+            Msg::Manager { level, part, .. } => self.adm().tree.host(level, part),
+            Msg::Worker { w, .. } => w,
+        }
+    }
+
+    /// Send `m` from worker `from` at `t`; returns the sender's cycles.
+    fn send(&mut self, from: usize, m: Msg, t: u64) -> u64 {
+        let to = self.receiver(&m);
+        let mut lat = self.m.msg_latency(from, to) as u64;
+        let mut c = costs::ADM_SEND;
+        if self.cfg.delivery == Delivery::Uli {
+            // The payload goes through the receiver's mailbox line.
+            c += self.sched_access(from, mailbox_line(to), true, t);
+            lat += c;
+        }
+        self.messages += 1;
+        let s = self.adm();
+        let slot = match s.free.pop() {
+            Some(i) => {
+                s.msgs[i as usize] = Some(m);
+                i
+            }
+            None => {
+                s.msgs.push(Some(m));
+                (s.msgs.len() - 1) as u32
+            }
+        };
+        self.schedule_msg(t + lat, slot);
+        c
+    }
+
+    pub(crate) fn adm_deliver(&mut self, slot: u32, at: u64) {
+        let m = {
+            let s = self.adm();
+            s.free.push(slot);
+            s.msgs[slot as usize].take().expect("a live message")
+        };
+        let to = self.receiver(&m);
+        if self.cfg.delivery == Delivery::Poll {
+            self.adm().mail[to].push_back(m);
+            if !self.w[to].active {
+                self.adm().sleepers.remove(&(to as u32));
+                self.wake(to, at);
+            }
+            return;
+        }
+        // An interrupt: the handler runs now, on the receiver's time.
+        let mut at_recv = at;
+        if self.cfg.delivery == Delivery::Uli {
+            at_recv += self.sched_access(to, mailbox_line(to), false, at);
+        }
+        let (c, bucket) = self.handle(to, m, at_recv);
+        let c = c + (at_recv - at);
+        self.charge(to, bucket, c);
+        if self.w[to].active {
+            self.w[to].debt += c;
+        } else {
+            // Asleep: the handler's time comes out of the sleep.
+            let wk = &mut self.w[to];
+            if at > wk.slept_at {
+                wk.buckets[wk.sleep_bucket as usize] += at - wk.slept_at;
+            }
+            wk.slept_at = wk.slept_at.max(at + c);
+            let has_work = !self.adm().queues[to].is_empty();
+            if has_work {
+                self.adm().sleepers.remove(&(to as u32));
+                self.wake(to, at + c);
+            }
+        }
+    }
+
+    /// `Poll`: handle the mail waiting at `w`'s scheduling point.
+    pub(crate) fn adm_poll(&mut self, w: usize, t: u64) -> u64 {
+        if self.cfg.delivery != Delivery::Poll {
+            return 0;
+        }
+        let mut total = 0;
+        while let Some(m) = self.adm().mail[w].pop_front() {
+            let (c, bucket) = self.handle(w, m, t + total);
+            self.charge(w, bucket, c);
+            total += c;
+        }
+        total
+    }
+
+    /// Run the handler of `m` at its receiver `to`: cycles and bucket.
+    fn handle(&mut self, to: usize, m: Msg, t: u64) -> (u64, Bucket) {
+        match m {
+            Msg::Manager { level, part, m } => {
+                let c = self.manager(to, level, part, m, t);
+                self.op(Op::ManagerUpdate, c);
+                (c, Bucket::HandlerManager)
+            }
+            Msg::Worker { w, m } => (self.worker_msg(w, m, t), Bucket::HandlerWorker),
+        }
+    }
+
+    fn manager(&mut self, host: usize, level: u32, part: usize, m: ToManager, t: u64) -> u64 {
+        let actions = {
+            let s = self.adm();
+            let tree = s.tree;
+            let node = &mut s.managers[level as usize][part];
+            match m {
+                ToManager::Update { child, count, starving } => node.on_update(&tree, child, count, starving),
+                ToManager::VictimUpdate { child, left } => node.on_victim_update(&tree, child, left),
+                ToManager::StealerUpdate { child, count, starving } => node.on_stealer_update(&tree, child, count, starving),
+                ToManager::Steal { stealer_first, k } => node.distribute(&tree, stealer_first, k),
+                ToManager::Unblock => vec![Action::Unblock],
+            }
+        };
+        let mut c = costs::ADM_HANDLER;
+        let tree = self.adm().tree;
+        for a in actions {
+            for r in route(&tree, level, part, a) {
+                let msg = match r {
+                    Route::StealWorker { victim, stealer, k } => Msg::Worker { w: victim, m: ToWorker::Steal { stealer, k } },
+                    Route::StealPartition { level, part, stealer_first, k } => Msg::Manager { level, part, m: ToManager::Steal { stealer_first, k } },
+                    Route::Update { level, part, child, count, starving } => {
+                        if level > tree.root() {
+                            continue;
+                        }
+                        Msg::Manager { level, part, m: ToManager::Update { child, count, starving } }
+                    }
+                    Route::UnblockWorker(w) => Msg::Worker { w, m: ToWorker::Unblock },
+                    Route::UnblockPartition { level, part } => Msg::Manager { level, part, m: ToManager::Unblock },
+                };
+                c += self.send(host, msg, t + c);
+            }
+        }
+        c
+    }
+
+    fn to_own_manager(&mut self, w: usize, m: ToManager, t: u64) -> u64 {
+        let part = self.adm().tree.partition_of(0, w);
+        self.send(w, Msg::Manager { level: 0, part, m }, t)
+    }
+
+    fn worker_msg(&mut self, w: usize, m: ToWorker, t: u64) -> u64 {
+        let mut c = costs::ADM_HANDLER;
+        match m {
+            ToWorker::Steal { stealer, k } => {
+                if self.adm().queues[w].len() < k && self.top_is_splittable_piece(w) && split::adm(true, || true) {
+                    self.split_top_piece(w);
+                }
+                let k = k.min(self.adm().queues[w].len());
+                if k == 0 {
+                    c += self.send(w, Msg::Worker { w: stealer, m: ToWorker::Task { item: None, last: true } }, t + c);
+                }
+                for i in 0..k {
+                    let item = self.adm().queues[w].pop_front().expect("counted");
+                    let before = c;
+                    c += costs::LOCAL_POP;
+                    c += self.send(w, Msg::Worker { w: stealer, m: ToWorker::Task { item: Some(item), last: i + 1 == k } }, t + c);
+                    self.op(Op::SendTask, c - before);
+                }
+                let left = self.adm().queues[w].len();
+                self.adm().reported[w] = left;
+                c += self.to_own_manager(w, ToManager::VictimUpdate { child: w, left }, t + c);
+            }
+            ToWorker::Task { item, last } => {
+                if let Some(item) = item {
+                    self.adm().queues[w].push_back(item);
+                    self.adm().nothing_left[w] = false;
+                    c += costs::LOCAL_PUSH;
+                    self.op(Op::ReceiveTask, costs::ADM_HANDLER + costs::LOCAL_PUSH);
+                }
+                if last {
+                    let s = self.adm();
+                    let count = s.queues[w].len();
+                    let starving = count == 0 && s.starving[w];
+                    if count > 0 {
+                        s.starving[w] = false;
+                        s.reported[w] = count;
+                    }
+                    c += self.to_own_manager(w, ToManager::StealerUpdate { child: w, count, starving }, t + c);
+                }
+            }
+            ToWorker::Unblock => {
+                self.adm().nothing_left[w] = true;
+                if !self.w[w].active && self.w[w].sleep_bucket == Bucket::StealFail {
+                    // From here on the sleep is starvation, not a pending steal.
+                    let wk = &mut self.w[w];
+                    if t > wk.slept_at {
+                        wk.buckets[Bucket::StealFail as usize] += t - wk.slept_at;
+                        wk.slept_at = t;
+                    }
+                    wk.sleep_bucket = Bucket::Starved;
+                }
+            }
+        }
+        c
+    }
+
+    /// Offer the upper half of the loop piece on top of `w`'s stack.
+    fn split_top_piece(&mut self, w: usize) {
+        if let Some(Frame::Piece { lp, next, hi, path }) = self.w[w].stack.last_mut() {
+            let mid = *next + (*hi - *next) / 2;
+            let paths = path.join();
+            let item = Item { work: Work::Piece { lp: *lp, lo: mid, hi: *hi }, path: paths.b, from: w as u32 };
+            *hi = mid;
+            *path = paths.a;
+            self.adm().queues[w].push_back(item);
+        }
+    }
+
+    pub(crate) fn adm_push(&mut self, w: usize, item: Item, t: u64) -> u64 {
+        let mut c = costs::LOCAL_PUSH;
+        let (count, due) = {
+            let s = self.adm();
+            s.queues[w].push_back(item);
+            s.nothing_left[w] = false;
+            let count = s.queues[w].len();
+            (count, count >= next_report_threshold(s.reported[w]))
+        };
+        if self.n > 1 && due {
+            let s = self.adm();
+            s.reported[w] = count;
+            s.starving[w] = false;
+            c += self.to_own_manager(w, ToManager::Update { child: w, count, starving: false }, t + c);
+        }
+        if self.cfg.delivery == Delivery::Poll {
+            // The runtime's deviation: hand a task straight to a sleeper.
+            let sleeper = self.adm().sleepers.iter().next().copied();
+            if hand_to_sleeper(sleeper.is_some(), count > 1) == 1 {
+                let s = sleeper.expect("exists") as usize;
+                let item = self.adm().queues[w].pop_front().expect("count > 1");
+                self.adm().sleepers.remove(&(s as u32));
+                c += self.send(w, Msg::Worker { w: s, m: ToWorker::Task { item: Some(item), last: true } }, t + c);
+            }
+        }
+        c
+    }
+
+    pub(crate) fn adm_wants_split(&mut self, w: usize) -> bool {
+        let s = self.adm();
+        let has_mail = !s.mail[w].is_empty();
+        let empty = s.queues[w].is_empty();
+        split::adm(has_mail, || empty)
+    }
+
+    pub(crate) fn adm_find(&mut self, w: usize, t: u64) -> Found {
+        let order = self.policy.as_ref().map(|p| p.order).unwrap_or(Order::Lifo);
+        let own = {
+            let s = self.adm();
+            match order {
+                Order::Lifo => s.queues[w].pop_back(),
+                Order::Fifo => s.queues[w].pop_front(),
+            }
+        };
+        if let Some(item) = own {
+            self.op(Op::Dequeue, costs::LOCAL_POP);
+            let bucket = Bucket::Dequeue;
+            return Found::Got(item, costs::LOCAL_POP, bucket);
+        }
+        if self.n == 1 {
+            return Found::Sleep(Bucket::Starved);
+        }
+        let s = self.adm();
+        if !s.starving[w] {
+            s.starving[w] = true;
+            s.reported[w] = 0;
+            let c = self.to_own_manager(w, ToManager::Update { child: w, count: 0, starving: true }, t);
+            self.charge(w, Bucket::StealFail, c);
+        }
+        self.adm().sleepers.insert(w as u32);
+        let nothing = self.adm().nothing_left[w];
+        Found::Sleep(if nothing { Bucket::Starved } else { Bucket::StealFail })
+    }
+}

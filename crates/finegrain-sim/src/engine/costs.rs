@@ -1,0 +1,65 @@
+//! What the scheduler's own operations cost on a simulated core, in cycles,
+//! before the memory system and the network add theirs.
+//!
+//! Software operations are the instruction counts of finegrain's own runtime
+//! (measured with `valgrind --tool=callgrind` by `scripts/spawn_cost.sh`:
+//! `docs/benchmarks.md` has the figures) divided by the core's IPC; the queue
+//! words they touch go through the cache model on top. Hardware operations
+//! (ADM's messages, Carbon's task unit) take the papers' figures. Every
+//! number names its source or says it is an assumption; `docs/simulation.md`
+//! lists them.
+
+/// Work stealing: one push and its matching pop of a Chase-Lev deque (about
+/// 88 instructions per spawn in the runtime, split evenly).
+pub const WS_PUSH: u64 = 44;
+pub const WS_POP: u64 = 44;
+/// One steal attempt: read top and bottom, a compare-and-swap on top
+/// (assumption: about the cost of a pop plus the CAS; the lines it touches
+/// are charged by the cache model).
+pub const WS_STEAL_ATTEMPT: u64 = 60;
+
+/// Private-queue policies (ADM and the private part of `sw-hier`): a spawn
+/// costs about 19 instructions in the runtime, push and pop together.
+pub const LOCAL_PUSH: u64 = 10;
+pub const LOCAL_POP: u64 = 9;
+
+/// ADM: a message handler including the user-level interrupt (Sanchez, Yoo,
+/// Kozyrakis, ASPLOS 2010, section 4.3: "about 50 cycles").
+pub const ADM_HANDLER: u64 = 50;
+/// ADM: sending one message from registers (`adm_send`; the same paper,
+/// Table 1: a few cycles to fill the send buffer; assumption 5).
+pub const ADM_SEND: u64 = 5;
+/// ULI: a message's payload goes through the cache, at least two
+/// cache-to-cache transfers (the same paper, section 6.3); the handler costs
+/// the same as ADM's plus those transfers, charged by the cache model.
+pub const ULI_EXTRA_LINES: u64 = 2;
+
+/// Carbon: a task-queue instruction at the core (Kumar, Hughes, Nguyen, ISCA
+/// 2007, section 4.2: 5 cycles).
+pub const CARBON_ISA: u64 = 5;
+/// Carbon: one access to the global task unit, beside the network (the same
+/// paper, section 5.1: 8 cycles).
+pub const CARBON_GTU_ACCESS: u64 = 8;
+/// Carbon: the unit serves one request per cycle, pipelined (section 4.3).
+pub const CARBON_GTU_SERVICE: u64 = 1;
+/// Carbon: an overflow or underflow exception moving tasks between the unit
+/// and memory: a fixed trap cost plus a line per task (assumption: 100).
+pub const CARBON_EXCEPTION: u64 = 100;
+
+/// `sw-hier` and `pdf`: the critical section of one global-queue operation
+/// under its lock (assumption: about a push or pop of an ordered map, 60
+/// instructions), beside the lock and queue lines.
+pub const LOCKED_QUEUE_OP: u64 = 60;
+
+/// Idle: one `pause` of the spin backoff (assumption), a yield of the core,
+/// and the delay to wake a parked worker (assumption: a futex wake on a
+/// real machine is microseconds; a hardware thread woken by a message or a
+/// monitor is far quicker; 2,000 cycles is between).
+pub const PAUSE: u64 = 10;
+pub const YIELD: u64 = 1_000;
+pub const WAKE: u64 = 2_000;
+
+/// A worker's turn runs at most this many line accesses of a work step before
+/// the event loop moves to another worker, so that cores interleave in
+/// simulated time at this grain.
+pub const LINES_PER_TURN: usize = 64;

@@ -1,0 +1,146 @@
+//! What one simulation measured.
+
+use crate::machine::MemStats;
+
+/// Where a simulated worker's time goes: the runtime's buckets
+/// (`finegrain::Stats`), so that simulated and measured breakdowns read alike.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+#[repr(usize)]
+pub enum Bucket {
+    /// Running task code: its work and its memory accesses.
+    Task = 0,
+    /// Putting tasks in queues (or sending them to the task unit).
+    Enqueue = 1,
+    /// Taking its own tasks back.
+    Dequeue = 2,
+    /// Looking for work in a round that found some.
+    StealOk = 3,
+    /// Looking for work in rounds that found none (and, under ADM, waiting
+    /// for the answer to a starving report).
+    StealFail = 4,
+    /// Parked with nothing to do.
+    Starved = 5,
+    /// Handling scheduler messages, as a worker.
+    HandlerWorker = 6,
+    /// Handling scheduler messages, as a manager.
+    HandlerManager = 7,
+}
+
+pub const BUCKETS: usize = 8;
+
+impl Bucket {
+    pub const ALL: [Bucket; BUCKETS] = [
+        Bucket::Task,
+        Bucket::Enqueue,
+        Bucket::Dequeue,
+        Bucket::StealOk,
+        Bucket::StealFail,
+        Bucket::Starved,
+        Bucket::HandlerWorker,
+        Bucket::HandlerManager,
+    ];
+    pub fn name(self) -> &'static str {
+        ["task", "enqueue", "dequeue", "steal_ok", "steal_fail", "starved", "handler_worker", "handler_manager"][self as usize]
+    }
+}
+
+/// Scheduler operations whose cost the simulator measures (the counterpart
+/// of ASPLOS 2010's Table 5: cycles per enqueue, dequeue, manager update,
+/// steal, sent and received task).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+#[repr(usize)]
+pub enum Op {
+    Enqueue = 0,
+    Dequeue = 1,
+    /// A round of looking for work that found some (all its attempts).
+    Steal = 2,
+    /// A round that found nothing.
+    FailedRound = 3,
+    /// A manager handling an update (ADM).
+    ManagerUpdate = 4,
+    /// A victim sending a task (ADM).
+    SendTask = 5,
+    /// A stealer receiving a task (ADM).
+    ReceiveTask = 6,
+    /// A request to a central unit, from issue to answer (Carbon's GTU, the
+    /// lock of `sw-hier` and `pdf`), queueing included.
+    UnitRequest = 7,
+}
+
+pub const OPS: usize = 8;
+
+impl Op {
+    pub const ALL: [Op; OPS] =
+        [Op::Enqueue, Op::Dequeue, Op::Steal, Op::FailedRound, Op::ManagerUpdate, Op::SendTask, Op::ReceiveTask, Op::UnitRequest];
+    pub fn name(self) -> &'static str {
+        ["enqueue", "dequeue", "steal", "failed_round", "manager_update", "send_task", "receive_task", "unit_request"][self as usize]
+    }
+}
+
+/// Count and total cycles of one kind of operation.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub struct OpCost {
+    pub count: u64,
+    pub cycles: u64,
+}
+
+impl OpCost {
+    pub fn mean(&self) -> f64 {
+        if self.count == 0 {
+            0.0
+        } else {
+            self.cycles as f64 / self.count as f64
+        }
+    }
+}
+
+/// The outcome of one simulation.
+#[derive(Clone, Debug)]
+pub struct SimResult {
+    pub preset: &'static str,
+    pub policy: String,
+    pub threads: usize,
+    /// Simulated cycles from the start to the end of the root task.
+    pub makespan: u64,
+    /// Cycles per bucket, summed over workers (each worker's buckets add up to
+    /// the makespan, give or take its last turn).
+    pub buckets: [u64; BUCKETS],
+    pub ops: [OpCost; OPS],
+    pub tasks_run: u64,
+    /// Tasks run by a worker other than the one that made them ready.
+    pub tasks_stolen: u64,
+    pub messages: u64,
+    /// Work cycles of the trace (at the recording machine's clock) and the
+    /// same divided by the preset's IPC.
+    pub work_cycles: u64,
+    pub mem: MemStats,
+    /// Events processed: worker turns, cache accesses, messages.
+    pub events: u64,
+    /// Host wall-clock time of the simulation.
+    pub wall_s: f64,
+}
+
+impl SimResult {
+    pub fn bucket(&self, b: Bucket) -> u64 {
+        self.buckets[b as usize]
+    }
+    pub fn op(&self, o: Op) -> OpCost {
+        self.ops[o as usize]
+    }
+    /// Share of all workers' time in bucket `b`.
+    pub fn share(&self, b: Bucket) -> f64 {
+        let total: u64 = self.buckets.iter().sum();
+        if total == 0 {
+            0.0
+        } else {
+            self.buckets[b as usize] as f64 / total as f64
+        }
+    }
+    pub fn events_per_s(&self) -> f64 {
+        if self.wall_s > 0.0 {
+            self.events as f64 / self.wall_s
+        } else {
+            0.0
+        }
+    }
+}

@@ -1,0 +1,317 @@
+//! The central task unit (the runtime's `unit/`): `carbon`, `sw-hier`, `pdf`.
+//!
+//! - `carbon` models the hardware of Kumar, Hughes, Nguyen (ISCA 2007,
+//!   section 4): a global task unit (GTU) at the chip's centre holding one
+//!   bounded deque per worker, reached over the network, 8 cycles per access
+//!   and one request per cycle (a [`Server`]); a local task unit per core
+//!   with a prefetch buffer, filled asynchronously and refused while the GTU
+//!   holds fewer tasks than there are workers; overflow and underflow
+//!   exceptions moving tasks between the GTU and a software queue.
+//! - `sw-hier` and `pdf` are software: one global queue under one lock, the
+//!   lock a line in the cache model and a [`Server`] whose service time is
+//!   the critical section, so that contention queues.
+//!
+//! The structure follows the runtime's `unit/mod.rs` move for move; every
+//! threshold, victim, count and order is a call into `finegrain::policy`
+//! (`Carbon::overflow_count`, `underflow_threshold`, `refill_count`,
+//! `prefetch_allowed`, `victims`, `steal_count`; `SwHier::spill_count`,
+//! `fetch_count`; `GlobalOrder::key`; `split::unit`).
+//!
+//! Simplification: a task enqueued into the GTU is visible to other workers at
+//! once rather than after the network latency; the enqueuing core does not
+//! wait for it (the request is posted), but it occupies the unit's server.
+
+use super::costs;
+use super::item::Item;
+use super::result::{Bucket, Op};
+use super::run::{Found, Mech, Sim};
+use crate::machine::Server;
+use finegrain::policy::carbon::Carbon;
+use finegrain::policy::swhier::SwHier;
+use finegrain::policy::unit::Key;
+use finegrain::policy::{split, UnitPolicy};
+use std::collections::{BTreeMap, VecDeque};
+
+#[derive(Debug)]
+pub(crate) struct UnitState {
+    pub policy: UnitPolicy,
+    /// `carbon`: the LTU prefetch buffer, each task with the cycle it arrives;
+    /// `sw-hier`: the private queue. Newest at the back.
+    pub near: Vec<VecDeque<(Item, u64)>>,
+    /// `carbon`: tasks overflowed to software, newest at the back.
+    pub software: Vec<VecDeque<Item>>,
+    /// `carbon`: the GTU's per-worker deques.
+    pub deques: Vec<VecDeque<Item>>,
+    /// `sw-hier`, `pdf`: the global queue.
+    pub global: BTreeMap<Key, Item>,
+    pub total: usize,
+    pub seq: u64,
+    /// The GTU, or the global queue's lock.
+    pub server: Server,
+    pub parked: VecDeque<u32>,
+}
+
+impl UnitState {
+    pub fn new(n: usize, policy: UnitPolicy) -> UnitState {
+        UnitState {
+            policy,
+            near: vec![VecDeque::new(); n],
+            software: vec![VecDeque::new(); n],
+            deques: vec![VecDeque::new(); n],
+            global: BTreeMap::new(),
+            total: 0,
+            seq: 0,
+            server: Server::new(),
+            parked: VecDeque::new(),
+        }
+    }
+}
+
+const LOCK_LINE: u64 = 1 << 42;
+const HEAD_LINE: u64 = (1 << 42) + 1;
+
+impl Sim<'_> {
+    fn unit(&mut self) -> &mut UnitState {
+        match self.mech {
+            Mech::Unit(ref mut s) => s,
+            _ => unreachable!("not a task-unit simulation"),
+        }
+    }
+
+    /// One round trip to the GTU from `w` at `t`: cycles until the answer.
+    fn gtu_request(&mut self, w: usize, t: u64) -> u64 {
+        let one = self.m.center_latency(w) as u64;
+        let start = self.unit().server.serve(t + one, costs::CARBON_GTU_SERVICE);
+        let c = start + costs::CARBON_GTU_ACCESS + one - t;
+        self.op(Op::UnitRequest, c);
+        self.messages += 2;
+        c
+    }
+
+    /// One operation on the locked global queue: acquire (the lock line and
+    /// the lock's queue), the critical section, release.
+    fn locked_op(&mut self, w: usize, t: u64) -> u64 {
+        let acquire = self.sched_access(w, LOCK_LINE, true, t);
+        let start = self.unit().server.serve(t + acquire, costs::LOCKED_QUEUE_OP);
+        let head = self.sched_access(w, HEAD_LINE, true, start);
+        let c = start + costs::LOCKED_QUEUE_OP + head - t;
+        self.op(Op::UnitRequest, c);
+        c
+    }
+
+    fn key_of(&mut self, w: usize, item: &Item) -> Key {
+        let n = self.n as u64;
+        let s = self.unit();
+        s.seq += 1;
+        s.policy.global_order().key(s.seq.wrapping_mul(n).wrapping_add(w as u64), 0, item.path)
+    }
+
+    fn to_global(&mut self, w: usize, items: Vec<Item>, t: u64) -> u64 {
+        let c = self.locked_op(w, t);
+        for it in items {
+            let k = self.key_of(w, &it);
+            let s = self.unit();
+            s.global.insert(k, it);
+            s.total += 1;
+        }
+        self.wake_one(t + c);
+        c
+    }
+
+    pub(crate) fn unit_push(&mut self, w: usize, item: Item, t: u64) -> u64 {
+        match self.unit().policy {
+            UnitPolicy::Carbon(c) => self.carbon_enqueue(w, c, item, t),
+            UnitPolicy::SwHier(h) => {
+                let s = self.unit();
+                s.near[w].push_back((item, 0));
+                let k = h.spill_count(s.near[w].len());
+                let mut c = costs::LOCAL_PUSH;
+                if k > 0 {
+                    let out: Vec<Item> = s.near[w].drain(..k).map(|(i, _)| i).collect();
+                    c += self.to_global(w, out, t);
+                }
+                c
+            }
+            UnitPolicy::Pdf => self.to_global(w, vec![item], t),
+        }
+    }
+
+    fn carbon_enqueue(&mut self, w: usize, c: Carbon, item: Item, t: u64) -> u64 {
+        let s = self.unit();
+        s.near[w].push_back((item, t));
+        if s.near[w].len() <= c.prefetch {
+            return costs::CARBON_ISA;
+        }
+        // The buffer is full: its oldest task goes to this worker's GTU deque.
+        let (out, _) = s.near[w].pop_front().expect("non-empty");
+        let mut cost = costs::CARBON_ISA;
+        if s.deques[w].len() >= c.deque {
+            // TQ overflow: the deque's oldest tasks go to the software queue.
+            let k = c.overflow_count(s.deques[w].len());
+            let moved: Vec<Item> = s.deques[w].drain(..k).collect();
+            s.total -= k;
+            s.software[w].extend(moved);
+            cost += costs::CARBON_EXCEPTION + k as u64 * costs::LOCAL_PUSH;
+        }
+        s.deques[w].push_back(out);
+        s.total += 1;
+        // Posted: the core does not wait, but the request takes a slot.
+        let one = self.m.center_latency(w) as u64;
+        self.unit().server.serve(t + one, costs::CARBON_GTU_SERVICE);
+        self.messages += 1;
+        self.wake_one(t + one);
+        cost
+    }
+
+    pub(crate) fn unit_wants_split(&mut self, w: usize) -> bool {
+        let n = self.n;
+        let s = self.unit();
+        split::unit(s.policy, s.near[w].is_empty(), s.total, n)
+    }
+
+    pub(crate) fn unit_find(&mut self, w: usize, t: u64) -> Found {
+        let got = match self.unit().policy {
+            UnitPolicy::Carbon(c) => self.carbon_dequeue(w, c, t),
+            UnitPolicy::SwHier(h) => self.swhier_dequeue(w, h, t),
+            UnitPolicy::Pdf => self.pdf_dequeue(w, t),
+        };
+        match got {
+            Some((item, c, own)) => {
+                let (bucket, op) = if own { (Bucket::Dequeue, Op::Dequeue) } else { (Bucket::StealOk, Op::Steal) };
+                self.op(op, c);
+                Found::Got(item, c, bucket)
+            }
+            None => {
+                // The request that found nothing is this round's cost.
+                let c = self.failed_unit_request(w, t);
+                self.op(Op::FailedRound, c);
+                match self.backoff(w, false) {
+                    Some(wait) => Found::Retry(c + wait, Bucket::StealFail),
+                    None => {
+                        self.charge(w, Bucket::StealFail, c);
+                        Found::Sleep(Bucket::Starved)
+                    }
+                }
+            }
+        }
+    }
+
+    /// What asking the unit and finding it empty cost: the runtime reads the
+    /// unit's task count first and skips the request when it is zero.
+    fn failed_unit_request(&mut self, w: usize, t: u64) -> u64 {
+        match self.unit().policy {
+            UnitPolicy::Carbon(_) => self.gtu_request(w, t),
+            _ => self.sched_access(w, HEAD_LINE, false, t) + costs::LOCAL_POP,
+        }
+    }
+
+    fn carbon_dequeue(&mut self, w: usize, c: Carbon, t: u64) -> Option<(Item, u64, bool)> {
+        if let Some((item, ready)) = self.unit().near[w].pop_back() {
+            let cost = costs::CARBON_ISA + ready.saturating_sub(t);
+            self.carbon_prefetch(w, c, t + cost);
+            return Some((item, cost, item.from as usize == w));
+        }
+        if self.unit().total == 0 && self.unit().software[w].is_empty() {
+            return None;
+        }
+        let rtt = self.gtu_request(w, t);
+        let (item, own) = self.carbon_from_gtu(w, c, true)?;
+        let cost = costs::CARBON_ISA + rtt;
+        self.carbon_prefetch(w, c, t + cost);
+        Some((item, cost, own))
+    }
+
+    /// Refill the prefetch buffer, unless the unit holds fewer tasks than
+    /// there are workers; the task arrives a round trip later.
+    fn carbon_prefetch(&mut self, w: usize, c: Carbon, t: u64) {
+        let n = self.n;
+        let s = self.unit();
+        if !c.prefetch_allowed(s.total, n) || s.near[w].len() >= c.prefetch {
+            return;
+        }
+        if let Some((item, _)) = self.carbon_from_gtu(w, c, false) {
+            let rtt = self.gtu_request(w, t);
+            self.unit().near[w].push_front((item, t + rtt));
+        }
+    }
+
+    /// One GTU request's effect: own deque (refilled from software when low),
+    /// else half of the nearest non-empty deque.
+    fn carbon_from_gtu(&mut self, w: usize, c: Carbon, demand: bool) -> Option<(Item, bool)> {
+        let n = self.n;
+        let s = self.unit();
+        if !demand && !c.prefetch_allowed(s.total, n) {
+            return None;
+        }
+        if s.deques[w].len() < c.underflow_threshold() && !s.software[w].is_empty() {
+            // TQ underflow: the software queue's newest tasks back under the deque.
+            let k = c.refill_count(s.deques[w].len(), s.software[w].len());
+            for _ in 0..k {
+                let e = s.software[w].pop_back().expect("counted");
+                s.deques[w].push_front(e);
+                s.total += 1;
+            }
+            self.w[w].debt += costs::CARBON_EXCEPTION + k as u64 * costs::LOCAL_POP;
+        }
+        let s = self.unit();
+        if let Some(e) = s.deques[w].pop_back() {
+            s.total -= 1;
+            return Some((e, true));
+        }
+        for v in Carbon::victims(w, n) {
+            let len = s.deques[v].len();
+            if len == 0 {
+                continue;
+            }
+            let k = Carbon::steal_count(len);
+            let taken: Vec<Item> = s.deques[v].drain(..k).collect();
+            s.deques[w].extend(taken);
+            let e = s.deques[w].pop_back().expect("took at least one");
+            s.total -= 1;
+            return Some((e, false));
+        }
+        None
+    }
+
+    fn swhier_dequeue(&mut self, w: usize, h: SwHier, t: u64) -> Option<(Item, u64, bool)> {
+        if let Some((e, _)) = self.unit().near[w].pop_back() {
+            return Some((e, costs::LOCAL_POP, true));
+        }
+        if self.unit().total == 0 {
+            return None;
+        }
+        let c = self.locked_op(w, t);
+        let n = self.n;
+        let s = self.unit();
+        let k = h.fetch_count(s.total.max(1), n);
+        let mut got = Vec::with_capacity(k);
+        while got.len() < k {
+            match s.global.pop_first() {
+                Some((_, e)) => got.push(e),
+                None => break,
+            }
+        }
+        s.total -= got.len();
+        if got.is_empty() {
+            return None;
+        }
+        let first = got.remove(0);
+        // The rest go to the private queue, earliest in the global order on top.
+        for e in got.into_iter().rev() {
+            s.near[w].push_back((e, 0));
+        }
+        let own = first.from as usize == w;
+        Some((first, c, own))
+    }
+
+    fn pdf_dequeue(&mut self, w: usize, t: u64) -> Option<(Item, u64, bool)> {
+        if self.unit().total == 0 {
+            return None;
+        }
+        let c = self.locked_op(w, t);
+        let s = self.unit();
+        let (_, e) = s.global.pop_first()?;
+        s.total -= 1;
+        Some((e, c, e.from as usize == w))
+    }
+}
