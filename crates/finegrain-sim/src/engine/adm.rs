@@ -152,7 +152,7 @@ impl Sim<'_> {
         let to = self.receiver(&m);
         if self.cfg.delivery == Delivery::Poll {
             self.adm().mail[to].push_back(m);
-            if !self.w[to].active {
+            if self.w[to].asleep {
                 self.adm().sleepers.remove(&(to as u32));
                 self.wake(to, at);
             }
@@ -166,7 +166,7 @@ impl Sim<'_> {
         let (c, bucket) = self.handle(to, m, at_recv);
         let c = c + (at_recv - at);
         self.charge(to, bucket, c);
-        if self.w[to].active {
+        if !self.w[to].asleep {
             self.w[to].debt += c;
         } else {
             // Asleep: the handler's time comes out of the sleep.
@@ -291,7 +291,7 @@ impl Sim<'_> {
             }
             ToWorker::Unblock => {
                 self.adm().nothing_left[w] = true;
-                if !self.w[w].active && self.w[w].sleep_bucket == Bucket::StealFail {
+                if self.w[w].asleep && self.w[w].sleep_bucket == Bucket::StealFail {
                     // From here on the sleep is starvation, not a pending steal.
                     let wk = &mut self.w[w];
                     if t > wk.slept_at {
@@ -367,17 +367,17 @@ impl Sim<'_> {
             return Found::Got(item, costs::LOCAL_POP, bucket);
         }
         if self.n == 1 {
-            return Found::Sleep(Bucket::Starved);
+            return Found::Sleep(0, Bucket::Starved);
         }
         let s = self.adm();
+        let mut c = 0;
         if !s.starving[w] {
             s.starving[w] = true;
             s.reported[w] = 0;
-            let c = self.to_own_manager(w, ToManager::Update { child: w, count: 0, starving: true }, t);
-            self.charge(w, Bucket::StealFail, c);
+            c = self.to_own_manager(w, ToManager::Update { child: w, count: 0, starving: true }, t);
         }
         self.adm().sleepers.insert(w as u32);
         let nothing = self.adm().nothing_left[w];
-        Found::Sleep(if nothing { Bucket::Starved } else { Bucket::StealFail })
+        Found::Sleep(c, if nothing { Bucket::Starved } else { Bucket::StealFail })
     }
 }

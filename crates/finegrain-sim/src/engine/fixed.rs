@@ -71,7 +71,7 @@ impl Sim<'_> {
                 self.op(Op::Dequeue, c);
                 Found::Got(item, c, Bucket::Dequeue)
             }
-            None => Found::Sleep(Bucket::Starved),
+            None => Found::Sleep(0, Bucket::Starved),
         }
     }
 

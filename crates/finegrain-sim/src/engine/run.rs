@@ -41,9 +41,10 @@ pub(crate) enum Found {
     /// Nothing yet: try again after this many cycles (a failed attempt or a
     /// backoff).
     Retry(u64, Bucket),
-    /// Nothing: sleep until woken (by new work, a message, or the latch the
-    /// worker's frame waits for).
-    Sleep(Bucket),
+    /// Nothing: after this many cycles of looking (charged to `steal_fail`),
+    /// sleep until woken (by new work, a message, or the latch the worker's
+    /// frame waits for); the sleep counts in the bucket given.
+    Sleep(u64, Bucket),
 }
 
 #[derive(Debug)]
@@ -53,6 +54,8 @@ pub(crate) struct Worker {
     pub paths: Vec<SerialPath>,
     /// A turn is queued for this worker.
     pub active: bool,
+    /// It sleeps (since `slept_at`) until something wakes it.
+    pub asleep: bool,
     /// When it went to sleep, and which bucket its sleep counts in.
     pub slept_at: u64,
     pub sleep_bucket: Bucket,
@@ -118,7 +121,7 @@ pub fn simulate(g: &TaskGraph, cfg: &SimConfig) -> Result<SimResult, SimError> {
 }
 
 impl<'g> Sim<'g> {
-    fn new(g: &'g TaskGraph, cfg: &SimConfig) -> Result<Sim<'g>, SimError> {
+    pub(crate) fn new(g: &'g TaskGraph, cfg: &SimConfig) -> Result<Sim<'g>, SimError> {
         let n = cfg.threads;
         let mut m = Machine::new(cfg.preset, n)?;
         let (policy, mech) = match &cfg.policy {
@@ -144,6 +147,7 @@ impl<'g> Sim<'g> {
                 stack: Vec::new(),
                 paths: Vec::new(),
                 active: false,
+                asleep: false,
                 slept_at: 0,
                 sleep_bucket: Bucket::Starved,
                 debt: 0,
@@ -206,17 +210,19 @@ impl<'g> Sim<'g> {
 
     /// Wake a sleeping worker at `at` (no-op if it is active).
     pub(crate) fn wake(&mut self, w: usize, at: u64) {
-        if self.w[w].active || self.done || self.turning == w as u32 {
+        if !self.w[w].asleep || self.done || self.turning == w as u32 {
             return;
         }
         let wk = &mut self.w[w];
         let slept = at.saturating_sub(wk.slept_at);
         wk.buckets[wk.sleep_bucket as usize] += slept;
+        wk.asleep = false;
         self.schedule_turn(w, at.max(self.w[w].slept_at));
     }
 
     fn sleep(&mut self, w: usize, at: u64, bucket: Bucket) {
         let wk = &mut self.w[w];
+        wk.asleep = true;
         wk.slept_at = at;
         wk.sleep_bucket = bucket;
         self.on_sleep(w, at);
@@ -238,7 +244,7 @@ impl<'g> Sim<'g> {
         self.m.access(w, SCHED_LINES + line, write, at) as u64
     }
 
-    fn run(&mut self) -> Result<(), SimError> {
+    pub(crate) fn run(&mut self) -> Result<(), SimError> {
         // The root runs on worker 0; the others start looking for work.
         self.w[0].stack.push(Frame::Task {
             t: 0,
@@ -305,7 +311,10 @@ impl<'g> Sim<'g> {
                 self.charge(w, bucket, cycles);
                 self.schedule_turn(w, t + cycles.max(1));
             }
-            Found::Sleep(bucket) => self.sleep(w, t, bucket),
+            Found::Sleep(cycles, bucket) => {
+                self.charge(w, Bucket::StealFail, cycles);
+                self.sleep(w, t + cycles, bucket)
+            }
         }
     }
 
@@ -465,8 +474,9 @@ impl<'g> Sim<'g> {
         }
         self.events += k as u64;
         // This turn's share of the work cycles, scaled by the core's IPC.
-        let share = |done: u64| if p.total == 0 { cycles } else { (cycles as u128 * done as u128 / p.total as u128) as u64 };
-        let work = ((share(p.done) - share(before)) as f64 * self.inv_ipc).round() as u64;
+        let share = |done: u64| (cycles as u128 * done as u128 / p.total.max(1) as u128) as u64;
+        let part = if p.total == 0 { cycles } else { share(p.done) - share(before) };
+        let work = (part as f64 * self.inv_ipc).round() as u64;
         let cost = work + mem;
         let finished = p.done >= p.total;
         if let Some(Frame::Task { pos, .. }) = self.w[w].stack.last_mut() {
@@ -602,13 +612,18 @@ impl<'g> Sim<'g> {
 
     /// Wake one parked worker (after new stealable work appeared).
     pub(crate) fn wake_one(&mut self, at: u64) {
-        let next = match self.mech {
-            Mech::Ws(ref mut s) => s.parked.pop_front(),
-            Mech::Unit(ref mut s) => s.parked.pop_front(),
-            Mech::Adm(_) | Mech::Fixed(_) => None,
-        };
-        if let Some(p) = next {
-            self.wake(p as usize, at + costs::WAKE);
+        loop {
+            let next = match self.mech {
+                Mech::Ws(ref mut s) => s.parked.pop_front(),
+                Mech::Unit(ref mut s) => s.parked.pop_front(),
+                Mech::Adm(_) | Mech::Fixed(_) => None,
+            };
+            match next {
+                // Skip workers woken meanwhile by something else.
+                Some(p) if !self.w[p as usize].asleep => continue,
+                Some(p) => return self.wake(p as usize, at + costs::WAKE),
+                None => return,
+            }
         }
     }
 
@@ -638,7 +653,7 @@ impl<'g> Sim<'g> {
         }
         // Sleepers still asleep at the end count their sleep up to the end.
         for wk in &self.w {
-            if !wk.active && wk.slept_at < self.end_time {
+            if wk.asleep && wk.slept_at < self.end_time {
                 buckets[wk.sleep_bucket as usize] += self.end_time - wk.slept_at;
             }
         }

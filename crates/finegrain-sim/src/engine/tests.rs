@@ -89,6 +89,10 @@ fn every_policy_runs_every_task_once() {
                 for d in [Delivery::Interrupt, Delivery::Poll] {
                     let r = run(&g, p, threads, d);
                     assert_eq!(r.tasks_run as usize, g.tasks.len(), "{p} at {threads} threads, {d:?}");
+                    let ipc = preset("adm-cmp").unwrap().ipc;
+                    let work = (r.work_cycles as f64 / ipc) as u64;
+                    assert!(r.bucket(super::Bucket::Task) >= work * 99 / 100, "{p}: task time below the trace's work");
+                    assert!(r.makespan * threads as u64 >= work * 99 / 100, "{p}: faster than the work allows");
                 }
             }
         }
@@ -116,3 +120,31 @@ fn coarse_trees_speed_up() {
         assert!(one / sixteen > 6.0, "{p}: speedup {:.2} at 16 threads", one / sixteen);
     }
 }
+
+
+#[test]
+fn polling_delays_a_steal_by_a_whole_task() {
+    // Two long leaves at two threads: with interrupts the idle worker gets the
+    // second leaf at once; with polling it waits until the first one ends.
+    let g = a_loop(2, 200_000);
+    let int = run(&g, "adm-central", 2, Delivery::Interrupt).makespan;
+    let poll = run(&g, "adm-central", 2, Delivery::Poll).makespan;
+    assert!(poll as f64 > 1.6 * int as f64, "poll {poll} vs interrupt {int}");
+    assert!(int < 250_000, "interrupts: the two leaves run side by side ({int} cycles)");
+}
+
+#[test]
+fn every_worker_time_is_accounted_for() {
+    for g in [tree(9, 3000), a_loop(500, 1000), wavefront(10, 2000)] {
+        for p in POLICIES {
+            for d in [Delivery::Interrupt, Delivery::Poll, Delivery::Uli] {
+                let r = run(&g, p, 8, d);
+                let total: u64 = r.buckets.iter().sum();
+                let expect = 8 * r.makespan;
+                let off = (total as f64 - expect as f64).abs() / expect as f64;
+                assert!(off < 0.05, "{p} {d:?}: buckets sum to {total}, 8 workers x makespan = {expect}");
+            }
+        }
+    }
+}
+

@@ -187,10 +187,7 @@ impl Sim<'_> {
                 self.op(Op::FailedRound, c);
                 match self.backoff(w, false) {
                     Some(wait) => Found::Retry(c + wait, Bucket::StealFail),
-                    None => {
-                        self.charge(w, Bucket::StealFail, c);
-                        Found::Sleep(Bucket::Starved)
-                    }
+                    None => Found::Sleep(c, Bucket::Starved),
                 }
             }
         }

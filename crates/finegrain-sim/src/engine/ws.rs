@@ -163,7 +163,7 @@ impl Sim<'_> {
         if self.n == 1 {
             return match self.backoff(w, false) {
                 Some(c) => Found::Retry(c, Bucket::StealFail),
-                None => Found::Sleep(Bucket::Starved),
+                None => Found::Sleep(0, Bucket::Starved),
             };
         }
         // One steal attempt per turn, victims in the policy's order.
@@ -203,24 +203,25 @@ impl Sim<'_> {
                 s.pushed[w] += 1;
                 c += costs::WS_PUSH;
             }
+            // The whole round (its earlier attempts are already in steal_ok).
             let total = std::mem::take(&mut self.ws().round_cycles[w]) + c;
             self.ws().victims[w].clear();
             self.op(Op::Steal, total);
             return Found::Got(first, c, Bucket::StealOk);
         }
-        self.ws().round_cycles[w] += c;
         if !self.ws().victims[w].is_empty() {
-            return Found::Retry(c, Bucket::StealFail);
+            // Counted as a successful round's until the round ends empty.
+            self.ws().round_cycles[w] += c;
+            return Found::Retry(c, Bucket::StealOk);
         }
-        // A whole round found nothing.
-        let round = std::mem::take(&mut self.ws().round_cycles[w]);
-        self.op(Op::FailedRound, round);
+        // A whole round found nothing: its earlier attempts move to steal_fail.
+        let earlier = std::mem::take(&mut self.ws().round_cycles[w]);
+        self.w[w].buckets[Bucket::StealOk as usize] -= earlier;
+        self.w[w].buckets[Bucket::StealFail as usize] += earlier;
+        self.op(Op::FailedRound, earlier + c);
         match self.backoff(w, false) {
             Some(wait) => Found::Retry(c + wait, Bucket::StealFail),
-            None => {
-                self.charge(w, Bucket::StealFail, c);
-                Found::Sleep(Bucket::Starved)
-            }
+            None => Found::Sleep(c, Bucket::Starved),
         }
     }
 }
