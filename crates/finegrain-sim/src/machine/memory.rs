@@ -51,7 +51,7 @@ impl Tiles {
     fn count(&self) -> u32 {
         self.0.iter().map(|w| w.count_ones()).sum()
     }
-    fn iter(self) -> impl Iterator<Item = usize> {
+    pub(crate) fn iter(self) -> impl Iterator<Item = usize> {
         (0..4).flat_map(move |i| {
             let mut w = self.0[i];
             std::iter::from_fn(move || {
@@ -314,6 +314,16 @@ impl Machine {
             }
             self.dir.add(line, tile);
             return (lat, true);
+        }
+        // With an inclusive L3 the directory is in its tags ([002] §5.1): the
+        // request reads the bank before it is forwarded.
+        if let (Some(b), false) = (bank, self.l3_victim) {
+            let t = at + lat as u64;
+            let start = self.l3_servers[b].serve(t, self.l3_busy);
+            self.stats.l3.queue_cycles += start - t;
+            self.stats.l3.accesses += 1;
+            self.stats.l3.hits += 1;
+            lat += (start - t) as u32 + self.l3_hit;
         }
         // The nearest holder sends the data.
         let owner = others.iter().min_by_key(|&s| self.net.hops(self.net.tile_router(s), tr)).unwrap_or(0);

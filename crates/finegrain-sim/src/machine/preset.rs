@@ -30,7 +30,7 @@
 //! | `tiled-32` | ≤32 | 8 × 4 × 1 | 32 KB 4-way 1 | 4 MB/tile 16-way 10 | 8 × 16 MB, victim, 21 | flattened butterfly | ≈158 total |
 //! | `hb-128` | ≤128 | 128 × 1 × 1 | none (4 KB SPM) | – | 32 banks on the mesh edges | 16×8 mesh | 1 HBM2 channel |
 //! | `pdf-cmp` | ≤32 | 32 × 1 × 1 | 32 KB 4-way 2 | – | shared 8 MB 16-way 20 | crossbar | 1 channel, bandwidth-bound |
-//! | `host-2` | ≤2 | 2 × 1 × 1 | 32 KB 8-way 4 | 512 KB private 8-way 12 | 32 MB 16-way victim, 46 total | crossbar | 2 channels, ≈100 ns |
+//! | `host-2` | ≤2 | 2 × 1 × 1 | 32 KB 8-way 4 | 512 KB private 8-way 12 | 32 MB 16-way victim, ≈46 total | crossbar | 2 channels, ≈100 ns |
 
 use crate::SimError;
 
@@ -462,7 +462,7 @@ static PRESETS: [Preset; 8] = [
         l3: Some(cache(
             32 * MB, // sysfs index3: 32768K shared by both CPUs
             16,      // sysfs: 16-way
-            34,      // about 46 total - 12: typical Zen 3: assumption
+            14,      // about 46 total - 12 - 2 x 10 (network): typical Zen 3: assumption
             8,       // 8 slices per CCX: assumption
             1,       // assumption
         )),
@@ -471,7 +471,7 @@ static PRESETS: [Preset; 8] = [
         dir_cycles: 0, // shadow tags folded into the L3 latency: assumption
         net: NetCfg {
             topology: Topology::Crossbar,
-            per_hop: 0, // folded into the L3 latency: assumption
+            per_hop: 10, // core to L3 slice, so that a cache-to-cache transfer costs about 40: assumption
             base_cycles: 0,
             local_cycles: 0,
             flit_bytes: 32, // assumption
