@@ -3,7 +3,8 @@
 //! A set keeps its lines in recency order, most recent first: a hit moves
 //! the line to the front, a fill goes to the front and pushes the last one
 //! out. Tags (full line numbers) and 16-bit state flags are two flat arrays.
-//! Small caches (the L1s) are dense; large ones allocate a set's ways the
+//! Caches up to 128 K ways (8 MB) are dense, in zeroed memory that the OS
+//! maps as it is touched; larger ones allocate a set's ways the
 //! first time a line is filled into it, so a 2 GB chip-wide L3 costs memory
 //! only for the sets a run touches (a `u32` per set plus 10 bytes per way
 //! of a touched set).
@@ -24,9 +25,12 @@ pub(crate) const DIRTY: u16 = 2;
 /// L2 only: bit `PRESENT_SHIFT + i` says core `i` of the tile has the line in its L1.
 pub(crate) const PRESENT_SHIFT: u32 = 2;
 
-const EMPTY: u64 = u64::MAX;
+/// Tags are stored bit-inverted, so that an empty way is 0 and a new
+/// cache's arrays are zeroed memory the OS maps lazily (line `u64::MAX`
+/// cannot be cached).
+const EMPTY: u64 = 0;
 /// Caches with more ways in all than this allocate their sets lazily.
-const DENSE_MAX_SLOTS: usize = 1 << 14;
+const DENSE_MAX_SLOTS: usize = 1 << 17;
 
 /// The set index hash: `line` with its low 16 bits XORed with a hash of the
 /// bits above. A bijection on `u64`.
@@ -47,6 +51,10 @@ impl Modulus {
     pub fn new(n: usize) -> Modulus {
         let n = n.max(1) as u64;
         Modulus { n, shift: n.trailing_zeros(), pow2: n.is_power_of_two() }
+    }
+    #[cfg(test)]
+    pub fn n(&self) -> usize {
+        self.n as usize
     }
     #[inline]
     pub fn rem(&self, x: u64) -> usize {
@@ -122,7 +130,8 @@ impl Cache {
     #[inline]
     pub fn find(&self, set: usize, line: u64) -> Option<usize> {
         let base = self.base(set)?;
-        self.tags[base..base + self.ways].iter().position(|&t| t == line).map(|k| base + k)
+        let tag = !line;
+        self.tags[base..base + self.ways].iter().position(|&t| t == tag).map(|k| base + k)
     }
 
     /// Looks `line` up and makes it the most recent: its slot is then the
@@ -131,17 +140,18 @@ impl Cache {
     pub fn lookup(&mut self, set: usize, line: u64) -> Option<usize> {
         let base = self.base(set)?;
         let tags = &mut self.tags[base..base + self.ways];
-        if tags[0] == line {
+        let tag = !line;
+        if tags[0] == tag {
             return Some(base);
         }
-        let k = tags.iter().position(|&t| t == line)?;
+        let k = tags.iter().position(|&t| t == tag)?;
         let flags = &mut self.flags[base..base + self.ways];
         let f = flags[k];
         for i in (1..=k).rev() {
             tags[i] = tags[i - 1];
             flags[i] = flags[i - 1];
         }
-        tags[0] = line;
+        tags[0] = tag;
         flags[0] = f;
         Some(base)
     }
@@ -163,12 +173,12 @@ impl Cache {
         let w = self.ways;
         let tags = &mut self.tags[base..base + w];
         let flags = &mut self.flags[base..base + w];
-        let victim = (tags[w - 1] != EMPTY).then(|| (tags[w - 1], flags[w - 1]));
+        let victim = (tags[w - 1] != EMPTY).then(|| (!tags[w - 1], flags[w - 1]));
         for i in (1..w).rev() {
             tags[i] = tags[i - 1];
             flags[i] = flags[i - 1];
         }
-        tags[0] = line;
+        tags[0] = !line;
         flags[0] = f;
         victim
     }
@@ -177,7 +187,7 @@ impl Cache {
     pub fn remove(&mut self, set: usize, line: u64) -> Option<u16> {
         let base = self.base(set)?;
         let w = self.ways;
-        let k = self.tags[base..base + w].iter().position(|&t| t == line)?;
+        let k = self.tags[base..base + w].iter().position(|&t| t == !line)?;
         let slot = base + k;
         let f = self.flags[slot];
         let tags = &mut self.tags[base..base + w];
@@ -201,13 +211,13 @@ impl Cache {
     pub fn lines(&self, set: usize) -> Vec<u64> {
         match self.base(set) {
             None => Vec::new(),
-            Some(b) => self.tags[b..b + self.ways].iter().copied().filter(|&t| t != EMPTY).collect(),
+            Some(b) => self.tags[b..b + self.ways].iter().filter(|&&t| t != EMPTY).map(|&t| !t).collect(),
         }
     }
 
     #[cfg(test)]
     pub fn nsets(&self) -> usize {
-        self.sets.rem(u64::MAX) + 1
+        self.sets.n()
     }
 }
 

@@ -56,8 +56,31 @@
 //!   the memory channel). An L3 hit of a victim L3 leaves its copy there.
 //! - Instruction fetch is not modelled.
 //!
-//! The presets and their sources are in [`preset`](self::presets); every
-//! number there names its paper and table or says it is an assumption.
+//! # Presets
+//!
+//! [`presets`] lists them; each has a `source`, and in the code every number
+//! names its paper and table or says it is an assumption. Latencies are in
+//! the chip's cycles; a level's `hit_cycles` is the time spent at that level
+//! (an L2 hit costs L1 + L2 cycles, plus queueing). Papers: \[000] Sanchez,
+//! Yoo, Kozyrakis, *Flexible Architectural Support for Fine-Grain
+//! Scheduling*, ASPLOS'10, Table 3, §4.3; \[001] Yoo, *Locality-Aware Task
+//! Management on Many-Core Processors*, Stanford PhD thesis 2012, Table
+//! 4.3; \[002] Kumar, Hughes, Nguyen, *Carbon*, ISCA'07, Table 1, §5.1;
+//! \[003] Cheng et al., *Beyond Static Parallel Loops*, ASPLOS'23, §2.1,
+//! §5.1; \[004] Liaskovitis et al., *Parallel Depth First vs. Work Stealing
+//! Schedulers on CMP Architectures*, SPAA'06 (structure only: its numbers
+//! are assumptions).
+//!
+//! | preset | threads | tiles × cores × thr | L1 | L2 | L3 / LLC | network | memory |
+//! |---|---|---|---|---|---|---|---|
+//! | `adm-cmp` | ≤256 | (thr/8) × 4 × 2 | 32 KB 4-way 1 | 4 MB/tile 16-way 10, 4 banks | 16 MB/tile bank, victim, 21 | flattened butterfly | 1 DDR3 channel/tile, 100 |
+//! | `adm-cmp-1024` | ≤1024 | as `adm-cmp`, up to 128 tiles | | | | | |
+//! | `carbon-ring` | ≤64 | 64 × 1 × 1 | 32 KB 4-way 3 | – | shared 16 MB, 16 banks 8-way, 15 (+ring: 18–58 total) | ring, 41 stops | 280 after the L2 (298–338 total) |
+//! | `throughput-32` | ≤32 | 32 × 1 × 1 | 32 KB 8-way 1 | 256 KB private 16-way 14 | – | ring | 4 channels, ≈120 total |
+//! | `tiled-32` | ≤32 | 8 × 4 × 1 | 32 KB 4-way 1 | 4 MB/tile 16-way 10 | 8 × 16 MB, victim, 21 | flattened butterfly | ≈158 total |
+//! | `hb-128` | ≤128 | 128 × 1 × 1 | none (4 KB SPM, 2 local) | – | 32 × 64 KB 8-way 4, on the mesh edges | 16×8 mesh | 1 HBM2 channel |
+//! | `pdf-cmp` | ≤32 | 32 × 1 × 1 | 32 KB 4-way 2 | – | shared 8 MB 16-way 20 | crossbar | 1 channel, bandwidth-bound |
+//! | `host-2` | ≤2 | 2 × 1 × 1 | 32 KB 8-way 4 | 512 KB private 8-way, 12 total | 32 MB 16-way victim, ≈46 total | crossbar | 2 channels, ≈100 ns |
 
 mod cache;
 mod memory;
@@ -151,13 +174,7 @@ impl Machine {
             Some(c) => {
                 let banks = c.banks.max(1) * scale;
                 let per_bank = c.bytes * scale / banks;
-                (
-                    (0..banks).map(|_| Cache::new(per_bank, c.ways)).collect(),
-                    vec![Server::new(); banks],
-                    c.hit_cycles,
-                    c.busy_cycles as u64,
-                    banks,
-                )
+                ((0..banks).map(|_| Cache::new(per_bank, c.ways)).collect(), vec![Server::new(); banks], c.hit_cycles, c.busy_cycles as u64, banks)
             }
             None => (Vec::new(), Vec::new(), 0, 0, 0),
         };

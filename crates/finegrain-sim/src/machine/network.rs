@@ -47,53 +47,48 @@ fn grid_cols(cols: usize, n: usize) -> usize {
     c.min(n.max(1))
 }
 
+/// Routers, each tile's router, each bank's router, the centre, and each
+/// router's (x, y).
+type Layout = (usize, Vec<usize>, Vec<usize>, usize, Vec<(usize, usize)>);
+
 impl Network {
     /// A network for `tiles` tiles and `banks` chip-wide banks.
     pub fn new(cfg: &NetCfg, tiles: usize, banks: usize) -> Network {
         let tiles = tiles.max(1);
-        let (routers, tile_r, bank_r, center, coords): (usize, Vec<usize>, Vec<usize>, usize, Vec<(usize, usize)>) =
-            match cfg.topology {
-                Topology::Ring => {
-                    let r = if cfg.ring_stops > 0 { cfg.ring_stops } else { tiles };
-                    let t = (0..tiles).map(|i| i * r / tiles).collect();
-                    let b = (0..banks).map(|i| ((2 * i + 1) * r / (2 * banks)) % r).collect();
-                    (r, t, b, r / 2, (0..r).map(|i| (i, 0)).collect())
-                }
-                Topology::Mesh { cols } | Topology::FlattenedButterfly { cols } => {
-                    let cols = grid_cols(cols, tiles);
-                    let rows = tiles.div_ceil(cols);
-                    if cfg.banks_on_edges && banks > 0 {
-                        let all = rows + 2;
-                        let t = (0..tiles).map(|i| (1 + i / cols) * cols + i % cols).collect();
-                        let top = banks.div_ceil(2);
-                        let bottom = banks - top;
-                        let b = (0..banks)
-                            .map(|i| {
-                                if i < top {
-                                    i * cols / top
-                                } else {
-                                    (all - 1) * cols + (i - top) * cols / bottom.max(1)
-                                }
-                            })
-                            .collect();
-                        let coords = (0..all * cols).map(|r| (r % cols, r / cols)).collect();
-                        (all * cols, t, b, (all / 2) * cols + cols / 2, coords)
-                    } else {
-                        let t = (0..tiles).collect();
-                        let b = (0..banks).map(|i| (i * tiles / banks + tiles / (2 * banks)) % tiles).collect();
-                        let coords = (0..rows * cols).map(|r| (r % cols, r / cols)).collect();
-                        let center = ((rows / 2) * cols + cols / 2).min(rows * cols - 1);
-                        (rows * cols, t, b, center, coords)
-                    }
-                }
-                Topology::Crossbar => {
-                    // Tiles, then banks, then the centre, each with a port.
+        let (routers, tile_r, bank_r, center, coords): Layout = match cfg.topology {
+            Topology::Ring => {
+                let r = if cfg.ring_stops > 0 { cfg.ring_stops } else { tiles };
+                let t = (0..tiles).map(|i| i * r / tiles).collect();
+                let b = (0..banks).map(|i| ((2 * i + 1) * r / (2 * banks)) % r).collect();
+                (r, t, b, r / 2, (0..r).map(|i| (i, 0)).collect())
+            }
+            Topology::Mesh { cols } | Topology::FlattenedButterfly { cols } => {
+                let cols = grid_cols(cols, tiles);
+                let rows = tiles.div_ceil(cols);
+                if cfg.banks_on_edges && banks > 0 {
+                    let all = rows + 2;
+                    let t = (0..tiles).map(|i| (1 + i / cols) * cols + i % cols).collect();
+                    let top = banks.div_ceil(2);
+                    let bottom = banks - top;
+                    let b = (0..banks).map(|i| if i < top { i * cols / top } else { (all - 1) * cols + (i - top) * cols / bottom.max(1) }).collect();
+                    let coords = (0..all * cols).map(|r| (r % cols, r / cols)).collect();
+                    (all * cols, t, b, (all / 2) * cols + cols / 2, coords)
+                } else {
                     let t = (0..tiles).collect();
-                    let b = (0..banks).map(|i| tiles + i).collect();
-                    let r = tiles + banks + 1;
-                    (r, t, b, r - 1, (0..r).map(|i| (i, 0)).collect())
+                    let b = (0..banks).map(|i| (i * tiles / banks + tiles / (2 * banks)) % tiles).collect();
+                    let coords = (0..rows * cols).map(|r| (r % cols, r / cols)).collect();
+                    let center = ((rows / 2) * cols + cols / 2).min(rows * cols - 1);
+                    (rows * cols, t, b, center, coords)
                 }
-            };
+            }
+            Topology::Crossbar => {
+                // Tiles, then banks, then the centre, each with a port.
+                let t = (0..tiles).collect();
+                let b = (0..banks).map(|i| tiles + i).collect();
+                let r = tiles + banks + 1;
+                (r, t, b, r - 1, (0..r).map(|i| (i, 0)).collect())
+            }
+        };
         let mut hops = vec![0u8; routers * routers];
         for a in 0..routers {
             for b in 0..routers {
@@ -175,15 +170,7 @@ mod tests {
     use super::*;
 
     fn cfg(topology: Topology) -> NetCfg {
-        NetCfg {
-            topology,
-            per_hop: 10,
-            base_cycles: 5,
-            local_cycles: 1,
-            flit_bytes: 16,
-            ring_stops: 0,
-            banks_on_edges: false,
-        }
+        NetCfg { topology, per_hop: 10, base_cycles: 5, local_cycles: 1, flit_bytes: 16, ring_stops: 0, banks_on_edges: false }
     }
 
     #[test]

@@ -21,16 +21,7 @@
 //!   Schedulers on CMP Architectures*, SPAA'06 (brief announcement: it
 //!   names the structure only, so every number of `pdf-cmp` is an assumption).
 //!
-//! | preset | threads | tiles × cores × thr | L1 | L2 | L3 / LLC | network | memory |
-//! |---|---|---|---|---|---|---|---|
-//! | `adm-cmp` | ≤256 | (thr/8) × 4 × 2 | 32 KB 4-way 1 | 4 MB/tile 16-way 10, 4 banks | 16 MB/tile bank, victim, 21 | flattened butterfly | 1 DDR3 channel/tile, 100 |
-//! | `adm-cmp-1024` | ≤1024 | as `adm-cmp`, up to 128 tiles | | | | | |
-//! | `carbon-ring` | ≤64 | 64 × 1 × 1 | 32 KB 4-way 3 | – | shared 16 MB, 16 banks 8-way, 15 (+ring: 18–58 total) | ring, 41 stops | 280 after the L2 (298–338 total) |
-//! | `throughput-32` | ≤32 | 32 × 1 × 1 | 32 KB 8-way 1 | 256 KB private 16-way 14 | – | ring | 4 channels, ≈120 total |
-//! | `tiled-32` | ≤32 | 8 × 4 × 1 | 32 KB 4-way 1 | 4 MB/tile 16-way 10 | 8 × 16 MB, victim, 21 | flattened butterfly | ≈158 total |
-//! | `hb-128` | ≤128 | 128 × 1 × 1 | none (4 KB SPM) | – | 32 banks on the mesh edges | 16×8 mesh | 1 HBM2 channel |
-//! | `pdf-cmp` | ≤32 | 32 × 1 × 1 | 32 KB 4-way 2 | – | shared 8 MB 16-way 20 | crossbar | 1 channel, bandwidth-bound |
-//! | `host-2` | ≤2 | 2 × 1 × 1 | 32 KB 8-way 4 | 512 KB private 8-way 12 | 32 MB 16-way victim, ≈46 total | crossbar | 2 channels, ≈100 ns |
+//! The table of presets is in the docs of [`super`].
 
 use crate::SimError;
 
@@ -197,7 +188,7 @@ const ADM_NET: NetCfg = NetCfg {
     // about 7 for an average global link. Assumption, set so that a short
     // message averages about 25 cycles and a remote L2 miss about 90 ([000] §4.3).
     per_hop: 10,
-    base_cycles: 5, // injection and ejection through the tile's local interconnect: assumption
+    base_cycles: 5,  // injection and ejection through the tile's local interconnect: assumption
     local_cycles: 1, // [000] Tab 3: 1-cycle local interconnect
     flit_bytes: 18,  // [000] Tab 3: 18-byte flits
     ring_stops: 0,
@@ -217,12 +208,12 @@ static PRESETS: [Preset; 8] = [
         l1: ADM_L1,
         l2: Some(ADM_L2),
         l3: Some(ADM_L3),
-        l3_victim: true,  // [000] Tab 3: the L3 acts as victim cache for the L2s
+        l3_victim: true,   // [000] Tab 3: the L3 acts as victim cache for the L2s
         tile_scaled: true, // [000] §5: 32-128 core chips, L3 bank and MCU per tile
-        dir_cycles: 6,    // [000] Tab 3: idealized 6-cycle directory, 1 bank per tile
+        dir_cycles: 6,     // [000] Tab 3: idealized 6-cycle directory, 1 bank per tile
         net: ADM_NET,
-        mem_cycles: 100, // DDR3 behind the tile's MCU, about 50 ns at 2 GHz: assumption
-        mem_channels: 1, // [000] Tab 3: 1 memory controller per tile, single DDR3 channel
+        mem_cycles: 100,     // DDR3 behind the tile's MCU, about 50 ns at 2 GHz: assumption
+        mem_channels: 1,     // [000] Tab 3: 1 memory controller per tile, single DDR3 channel
         mem_busy_cycles: 10, // DDR3-1600 channel, 12.8 GB/s = 6.4 B/cycle at 2 GHz: assumption
         spm: None,
     },
@@ -268,9 +259,9 @@ static PRESETS: [Preset; 8] = [
         l3: Some(cache(
             16 * MB, // [002] Tab 1: 16 MB
             8,       // [002] Tab 1: 8-way
-            15, // [002] Tab 1: L2 hit 18-58 total = 3 (L1) + 15 + 2 x 0..20 ring hops
-            16, // [002] Tab 1: 16 banks
-            2,  // per-access bank occupancy: assumption
+            15,      // [002] Tab 1: L2 hit 18-58 total = 3 (L1) + 15 + 2 x 0..20 ring hops
+            16,      // [002] Tab 1: 16 banks
+            2,       // per-access bank occupancy: assumption
         )),
         l3_victim: false, // [002] §5.1: inclusion enforced between the L1s and the L2
         tile_scaled: false,
@@ -284,8 +275,8 @@ static PRESETS: [Preset; 8] = [
             ring_stops: 41, // [002] §5.1: 41 stops, two agents each
             banks_on_edges: false,
         },
-        mem_cycles: 280, // [002] Tab 1: memory 298-338 = the L2 path (18-58) + 280
-        mem_channels: 4, // not given ([002] Tab 1 lists contentionless latencies): assumption
+        mem_cycles: 280,    // [002] Tab 1: memory 298-338 = the L2 path (18-58) + 280
+        mem_channels: 4,    // not given ([002] Tab 1 lists contentionless latencies): assumption
         mem_busy_cycles: 8, // assumption
         spm: None,
     },
@@ -325,8 +316,8 @@ static PRESETS: [Preset; 8] = [
             ring_stops: 0,            // one stop per core: assumption
             banks_on_edges: false,
         },
-        mem_cycles: 80, // [001] Tab 4.3a: DRAM 120 cycles total: 120 - L1, L2, directory and an average ring trip
-        mem_channels: 4, // [001] Tab 4.3a: 4 memory controllers
+        mem_cycles: 80,     // [001] Tab 4.3a: DRAM 120 cycles total: 120 - L1, L2, directory and an average ring trip
+        mem_channels: 4,    // [001] Tab 4.3a: 4 memory controllers
         mem_busy_cycles: 8, // assumption
         spm: None,
     },
@@ -350,10 +341,10 @@ static PRESETS: [Preset; 8] = [
         )),
         l3_victim: true, // as [000] Tab 3 (same simulator family): assumption
         tile_scaled: false,
-        dir_cycles: 6, // as [000] Tab 3: assumption
+        dir_cycles: 6,                                                                 // as [000] Tab 3: assumption
         net: NetCfg { topology: Topology::FlattenedButterfly { cols: 4 }, ..ADM_NET }, // [001] Tab 4.3b: 2-D flattened butterfly
-        mem_cycles: 100, // [001] Tab 4.3b: memory 158 cycles total; 100 after the L3 miss: derived
-        mem_channels: 8, // one MCU per tile as [000]: assumption
+        mem_cycles: 100,     // [001] Tab 4.3b: memory 158 cycles total; 100 after the L3 miss: derived
+        mem_channels: 8,     // one MCU per tile as [000]: assumption
         mem_busy_cycles: 10, // as adm-cmp: assumption
         spm: None,
     },
@@ -383,16 +374,16 @@ static PRESETS: [Preset; 8] = [
         dir_cycles: 0, // [003] §2.1: no coherence
         net: NetCfg {
             topology: Topology::Mesh { cols: 16 }, // [003] §5.1: 16x8 mesh, X-Y routing
-            per_hop: 1,      // single-cycle routers: assumption
-            base_cycles: 1,  // assumption
+            per_hop: 1,                            // single-cycle routers: assumption
+            base_cycles: 1,                        // assumption
             local_cycles: 0,
-            flit_bytes: 4,   // a request or reply carries one 32-bit word: assumption
+            flit_bytes: 4, // a request or reply carries one 32-bit word: assumption
             ring_stops: 0,
             banks_on_edges: true, // [003] Fig. 2: LLC banks at the top and bottom of the array
         },
-        mem_cycles: 80,      // [003] §3: DRAM "tens to hundreds of cycles": assumption
-        mem_channels: 1,     // [003] §5.1: one HBM2 channel
-        mem_busy_cycles: 6,  // [003] §5.1: 16 GB/s = 10.7 B/cycle at 1.5 GHz, 64 B per 6 cycles: derived
+        mem_cycles: 80,     // [003] §3: DRAM "tens to hundreds of cycles": assumption
+        mem_channels: 1,    // [003] §5.1: one HBM2 channel
+        mem_busy_cycles: 6, // [003] §5.1: 16 GB/s = 10.7 B/cycle at 1.5 GHz, 64 B per 6 cycles: derived
         spm: Some(SpmCfg {
             bytes: 4 * KB,   // [003] §2.1: 4 KB per core
             local_cycles: 2, // [003] §4: 2-cycle local access
@@ -402,11 +393,11 @@ static PRESETS: [Preset; 8] = [
         name: "pdf-cmp",
         summary: "A CMP with private L1s and a shared L2 whose off-chip bandwidth limits it, as in the PDF vs WS study",
         source: "[004] Liaskovitis et al., SPAA'06 (brief announcement: structure only; all numbers are assumptions)",
-        cores: 32,           // [004]: 1-32 cores
-        threads_per_core: 1, // assumption
-        ghz: 3.2,            // assumption
-        ipc: 0.5,            // assumption
-        cores_per_tile: 1,   // [004]: private L1s
+        cores: 32,                      // [004]: 1-32 cores
+        threads_per_core: 1,            // assumption
+        ghz: 3.2,                       // assumption
+        ipc: 0.5,                       // assumption
+        cores_per_tile: 1,              // [004]: private L1s
         l1: cache(32 * KB, 4, 2, 1, 0), // private L1: sizes and latency assumptions
         l2: None,
         // [004]: the shared L2 is this model's chip-wide level.
@@ -422,7 +413,7 @@ static PRESETS: [Preset; 8] = [
         dir_cycles: 0, // directory in the L2 tags: assumption
         net: NetCfg {
             topology: Topology::Crossbar, // assumption
-            per_hop: 2,                  // assumption
+            per_hop: 2,                   // assumption
             base_cycles: 0,
             local_cycles: 0,
             flit_bytes: 32, // assumption
@@ -478,8 +469,8 @@ static PRESETS: [Preset; 8] = [
             ring_stops: 0,
             banks_on_edges: false,
         },
-        mem_cycles: 200, // about 100 ns at 2.45 GHz minus the L3 path: assumption
-        mem_channels: 2, // assumption (a VM; the host's channels are not visible)
+        mem_cycles: 200,    // about 100 ns at 2.45 GHz minus the L3 path: assumption
+        mem_channels: 2,    // assumption (a VM; the host's channels are not visible)
         mem_busy_cycles: 6, // about 25 GB/s per channel at 2.45 GHz: assumption
         spm: None,
     },

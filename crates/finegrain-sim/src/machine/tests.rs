@@ -173,9 +173,9 @@ fn mix(m: &mut Machine, n: usize, accesses: usize) -> (Vec<u32>, u64) {
         let t = (x % n as u64) as usize;
         let now = (k / n) as u64 * 20 + (x >> 40) % 200;
         let (line, write) = match (x >> 20) % 10 {
-            0..=4 => ((t as u64) << 24 | (k as u64 / n as u64) % 100_000, false), // stream
-            5..=7 => ((t as u64) << 24 | 1 << 23 | (x >> 32) % 256, (x >> 8) % 4 == 0), // reuse
-            _ => (1 << 40 | (x >> 32) % 1024, (x >> 8) % 3 == 0),                    // shared
+            0..=4 => (((t as u64) << 24) | ((k as u64 / n as u64) % 100_000), false), // stream
+            5..=7 => (((t as u64) << 24) | (1 << 23) | ((x >> 32) % 256), (x >> 8) % 4 == 0), // reuse
+            _ => ((1 << 40) | ((x >> 32) % 1024), (x >> 8) % 3 == 0),                 // shared
         };
         let l = m.access(t, line, write, now);
         sum += l as u64;
@@ -297,12 +297,7 @@ fn memory_for_a_million_lines() {
     let bytes = m.heap_bytes();
     assert!(m.tracked_lines() > 900_000, "{}", m.tracked_lines());
     assert!(bytes < 1 << 30, "{bytes}");
-    eprintln!(
-        "adm-cmp-1024: empty {} MB, after 1M lines {} MB, {} B per line",
-        base >> 20,
-        bytes >> 20,
-        (bytes - base) / 1_000_000
-    );
+    eprintln!("adm-cmp-1024: empty {} MB, after 1M lines {} MB, {} B per line", base >> 20, bytes >> 20, (bytes - base) / 1_000_000);
 }
 
 #[test]
