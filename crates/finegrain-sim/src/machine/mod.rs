@@ -77,7 +77,7 @@
 //! | `adm-cmp-1024` | ≤1024 | as `adm-cmp`, up to 128 tiles | | | | | |
 //! | `carbon-ring` | ≤64 | 64 × 1 × 1 | 32 KB 4-way 3 | – | shared 16 MB, 16 banks 8-way, 15 (+ring: 18–58 total) | ring, 41 stops | 280 after the L2 (298–338 total) |
 //! | `throughput-32` | ≤32 | 32 × 1 × 1 | 32 KB 8-way 1 | 256 KB private 16-way 14 | – | ring | 4 channels, ≈120 total |
-//! | `tiled-32` | ≤32 | 8 × 4 × 1 | 32 KB 4-way 1 | 4 MB/tile 16-way 10 | 8 × 16 MB, victim, 21 | flattened butterfly | ≈158 total |
+//! | `tiled-32` | ≤32 | 8 × 4 × 1 | 32 KB 4-way 1 | 4 MB/tile 16-way 10 | 8 × 16 MB, victim, 21 | flattened butterfly | 85 after the L3 (≈158 average total) |
 //! | `hb-128` | ≤128 | 128 × 1 × 1 | none (4 KB SPM, 2 local) | – | 32 × 64 KB 8-way 4, on the mesh edges | 16×8 mesh | 1 HBM2 channel |
 //! | `pdf-cmp` | ≤32 | 32 × 1 × 1 | 32 KB 4-way 2 | – | shared 8 MB 16-way 20 | crossbar | 1 channel, bandwidth-bound |
 //! | `host-2` | ≤2 | 2 × 1 × 1 | 32 KB 8-way 4 | 512 KB private 8-way, 12 total | 32 MB 16-way victim, ≈46 total | crossbar | 2 channels, ≈100 ns |

@@ -1,6 +1,8 @@
 //! What the machine counts.
 
-/// One cache level's counts.
+/// One cache level's counts. L2 accesses include the write upgrades of
+/// lines the L1 held shared (counted as hits); with an inclusive L3 that
+/// holds the directory, so do L3 accesses of cache-to-cache transfers.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct LevelStats {
     pub accesses: u64,

@@ -315,6 +315,35 @@ fn latency_table() {
         let mut m = Machine::new(p, p.max_threads()).unwrap();
         let n = p.max_threads();
         let avg = (0..n).map(|t| m.msg_latency(0, t) as f64).sum::<f64>() / n as f64;
-        eprintln!("{:14} L1 {l1:3}  L2 {l2:3}  remote {remote:3}  memory {mem:3}  avg msg {avg:.1}", p.name);
+        // Averages over thread pairs on different tiles, at the chip's full size.
+        let per_tile = p.cores_per_tile * p.threads_per_core;
+        let (mut rsum, mut msum, mut k) = (0u64, 0u64, 0u64);
+        for a in (0..n).step_by(per_tile) {
+            for b in (0..n).step_by(per_tile).filter(|&b| b != a) {
+                k += 1;
+                let line = (1 << 40) + k;
+                msum += m.access(a, line, false, k * 1000) as u64;
+                rsum += m.access(b, line, false, k * 1000 + 500) as u64;
+            }
+        }
+        let k = k.max(1) as f64;
+        eprintln!(
+            "{:14} L1 {l1:3}  L2 {l2:3}  remote {remote:3} (avg {:5.1})  memory {mem:3} (avg {:5.1})  avg msg {avg:.1}",
+            p.name,
+            rsum as f64 / k,
+            msum as f64 / k
+        );
     }
+}
+
+#[test]
+fn building_is_cheap() {
+    // The engine builds a machine per run (and a probe): no eager filling.
+    let start = std::time::Instant::now();
+    for _ in 0..10 {
+        let m = Machine::new(preset("adm-cmp-1024").unwrap(), 1024).unwrap();
+        assert_eq!(m.tracked_lines(), 0);
+    }
+    let t = start.elapsed();
+    assert!(t.as_secs_f64() < 5.0, "{t:?}");
 }
