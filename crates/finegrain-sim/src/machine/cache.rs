@@ -2,12 +2,13 @@
 //!
 //! A set keeps its lines in recency order, most recent first: a hit moves
 //! the line to the front, a fill goes to the front and pushes the last one
-//! out. Tags (full line numbers) and 16-bit state flags are two flat arrays.
+//! out. A set's tags (full line numbers) and 16-bit state flags sit side
+//! by side in one flat array, so a lookup touches few host cache lines.
 //! Caches up to 128 K ways (8 MB) are dense, in zeroed memory that the OS
-//! maps as it is touched; larger ones allocate a set's ways the
-//! first time a line is filled into it, so a 2 GB chip-wide L3 costs memory
-//! only for the sets a run touches (a `u32` per set plus 10 bytes per way
-//! of a touched set).
+//! maps as it is touched; larger ones allocate a set's ways the first time
+//! a line is filled into it, so a 2 GB chip-wide L3 costs memory only for
+//! the sets a run touches (a `u32` per set plus 10 bytes per way of a
+//! touched set).
 //!
 //! **Set index.** Traces name lines by `(region, offset)`, so many regions
 //! start at the same low line bits and would alias under plain modulo
@@ -70,28 +71,33 @@ impl Modulus {
     }
 }
 
+/// A slot: `block base << 5 | way`.
+pub(crate) type Slot = usize;
+
 #[derive(Clone, Debug)]
 pub(crate) struct Cache {
     sets: Modulus,
     ways: usize,
-    tags: Vec<u64>,
-    flags: Vec<u16>,
-    /// Lazy caches: per set, 0 (no ways yet) or 1 + its block of ways.
+    /// Words per set: `ways` tags, then the ways' 16-bit flags, four a word
+    /// (one set's tags and flags are adjacent in memory).
+    block: usize,
+    data: Vec<u64>,
+    /// Lazy caches: per set, 0 (no ways yet) or 1 + its block.
     /// Empty for a dense cache, whose set `s` is block `s`.
     index: Vec<u32>,
 }
 
 impl Cache {
     pub fn new(bytes: usize, ways: usize) -> Cache {
-        let ways = ways.max(1);
+        let ways = ways.clamp(1, 32);
         let nsets = (bytes / 64 / ways).max(1);
+        let block = ways + ways.div_ceil(4);
         let dense = nsets * ways <= DENSE_MAX_SLOTS;
-        let slots = if dense { nsets * ways } else { 0 };
         Cache {
             sets: Modulus::new(nsets),
             ways,
-            tags: vec![EMPTY; slots],
-            flags: vec![0; slots],
+            block,
+            data: vec![EMPTY; if dense { nsets * block } else { 0 }],
             index: if dense { Vec::new() } else { vec![0; nsets] },
         }
     }
@@ -106,11 +112,11 @@ impl Cache {
     #[inline]
     fn base(&self, set: usize) -> Option<usize> {
         if self.index.is_empty() {
-            Some(set * self.ways)
+            Some(set * self.block)
         } else {
             match self.index[set] {
                 0 => None,
-                b => Some((b as usize - 1) * self.ways),
+                b => Some((b as usize - 1) * self.block),
             }
         }
     }
@@ -119,51 +125,79 @@ impl Cache {
         if let Some(b) = self.base(set) {
             return b;
         }
-        let block = self.tags.len() / self.ways;
-        self.tags.resize(self.tags.len() + self.ways, EMPTY);
-        self.flags.resize(self.flags.len() + self.ways, 0);
-        self.index[set] = block as u32 + 1;
-        block * self.ways
+        let base = self.data.len();
+        self.data.resize(base + self.block, EMPTY);
+        self.index[set] = (base / self.block) as u32 + 1;
+        base
+    }
+
+    #[inline]
+    fn flag_at(&self, base: usize, k: usize) -> u16 {
+        (self.data[base + self.ways + k / 4] >> (16 * (k % 4))) as u16
+    }
+
+    #[inline]
+    fn put_flag(&mut self, base: usize, k: usize, f: u16) {
+        let w = &mut self.data[base + self.ways + k / 4];
+        let sh = 16 * (k % 4);
+        *w = (*w & !(0xFFFF << sh)) | ((f as u64) << sh);
+    }
+
+    /// Moves way `from` to way `to` (tag and flags).
+    #[inline]
+    fn copy_way(&mut self, base: usize, from: usize, to: usize) {
+        self.data[base + to] = self.data[base + from];
+        let f = self.flag_at(base, from);
+        self.put_flag(base, to, f);
     }
 
     /// The slot holding `line` in `set`, without touching its recency.
     #[inline]
-    pub fn find(&self, set: usize, line: u64) -> Option<usize> {
+    pub fn find(&self, set: usize, line: u64) -> Option<Slot> {
         let base = self.base(set)?;
         let tag = !line;
-        self.tags[base..base + self.ways].iter().position(|&t| t == tag).map(|k| base + k)
+        self.data[base..base + self.ways].iter().position(|&t| t == tag).map(|k| base << 5 | k)
     }
 
-    /// Looks `line` up and makes it the most recent: its slot is then the
-    /// set's first.
+    /// Looks `line` up and makes it the most recent (the set's first way).
     #[inline]
-    pub fn lookup(&mut self, set: usize, line: u64) -> Option<usize> {
+    pub fn lookup(&mut self, set: usize, line: u64) -> Option<Slot> {
         let base = self.base(set)?;
-        let tags = &mut self.tags[base..base + self.ways];
         let tag = !line;
+        let tags = &self.data[base..base + self.ways];
         if tags[0] == tag {
-            return Some(base);
+            return Some(base << 5);
         }
         let k = tags.iter().position(|&t| t == tag)?;
-        let flags = &mut self.flags[base..base + self.ways];
-        let f = flags[k];
+        let f = self.flag_at(base, k);
         for i in (1..=k).rev() {
-            tags[i] = tags[i - 1];
-            flags[i] = flags[i - 1];
+            self.copy_way(base, i - 1, i);
         }
-        tags[0] = tag;
-        flags[0] = f;
-        Some(base)
+        self.data[base] = tag;
+        self.put_flag(base, 0, f);
+        Some(base << 5)
     }
 
     #[inline]
-    pub fn flags(&self, slot: usize) -> u16 {
-        self.flags[slot]
+    pub fn flags(&self, slot: Slot) -> u16 {
+        self.flag_at(slot >> 5, slot & 31)
     }
 
     #[inline]
-    pub fn flags_mut(&mut self, slot: usize) -> &mut u16 {
-        &mut self.flags[slot]
+    pub fn set_flags(&mut self, slot: Slot, f: u16) {
+        self.put_flag(slot >> 5, slot & 31, f)
+    }
+
+    #[inline]
+    pub fn or_flags(&mut self, slot: Slot, f: u16) {
+        let old = self.flags(slot);
+        self.set_flags(slot, old | f)
+    }
+
+    #[inline]
+    pub fn and_flags(&mut self, slot: Slot, mask: u16) {
+        let old = self.flags(slot);
+        self.set_flags(slot, old & mask)
     }
 
     /// Fills `line` (absent) as the most recent; returns the evicted line and
@@ -171,15 +205,13 @@ impl Cache {
     pub fn insert(&mut self, set: usize, line: u64, f: u16) -> Option<(u64, u16)> {
         let base = self.base_or_alloc(set);
         let w = self.ways;
-        let tags = &mut self.tags[base..base + w];
-        let flags = &mut self.flags[base..base + w];
-        let victim = (tags[w - 1] != EMPTY).then(|| (!tags[w - 1], flags[w - 1]));
+        let last = self.data[base + w - 1];
+        let victim = (last != EMPTY).then(|| (!last, self.flag_at(base, w - 1)));
         for i in (1..w).rev() {
-            tags[i] = tags[i - 1];
-            flags[i] = flags[i - 1];
+            self.copy_way(base, i - 1, i);
         }
-        tags[0] = !line;
-        flags[0] = f;
+        self.data[base] = !line;
+        self.put_flag(base, 0, f);
         victim
     }
 
@@ -187,23 +219,19 @@ impl Cache {
     pub fn remove(&mut self, set: usize, line: u64) -> Option<u16> {
         let base = self.base(set)?;
         let w = self.ways;
-        let k = self.tags[base..base + w].iter().position(|&t| t == !line)?;
-        let slot = base + k;
-        let f = self.flags[slot];
-        let tags = &mut self.tags[base..base + w];
-        let flags = &mut self.flags[base..base + w];
+        let k = self.data[base..base + w].iter().position(|&t| t == !line)?;
+        let f = self.flag_at(base, k);
         for i in k..w - 1 {
-            tags[i] = tags[i + 1];
-            flags[i] = flags[i + 1];
+            self.copy_way(base, i + 1, i);
         }
-        tags[w - 1] = EMPTY;
-        flags[w - 1] = 0;
+        self.data[base + w - 1] = EMPTY;
+        self.put_flag(base, w - 1, 0);
         Some(f)
     }
 
     /// Heap bytes held.
     pub fn heap_bytes(&self) -> usize {
-        self.tags.capacity() * 8 + self.flags.capacity() * 2 + self.index.capacity() * 4
+        self.data.capacity() * 8 + self.index.capacity() * 4
     }
 
     /// The lines of `set`, most recent first (tests).
@@ -211,7 +239,7 @@ impl Cache {
     pub fn lines(&self, set: usize) -> Vec<u64> {
         match self.base(set) {
             None => Vec::new(),
-            Some(b) => self.tags[b..b + self.ways].iter().filter(|&&t| t != EMPTY).map(|&t| !t).collect(),
+            Some(b) => self.data[b..b + self.ways].iter().filter(|&&t| t != EMPTY).map(|&t| !t).collect(),
         }
     }
 
@@ -270,8 +298,9 @@ mod tests {
         assert_eq!(c.lookup(5, 7), None);
         c.insert(5, 7, 0);
         assert_eq!(c.lookup(5, 7), Some(0));
+        assert_eq!(c.flags(0), 0);
         let grown = c.heap_bytes() - before;
-        assert!((16 * 10..=32 * 10).contains(&grown), "{grown}");
+        assert!((20 * 8..=40 * 8).contains(&grown), "{grown}");
         assert_eq!(c.nsets(), 65536);
     }
 

@@ -193,7 +193,7 @@ impl Machine {
                 self.invalidate_siblings(tile, c, line, f);
                 tile_excl = f & EXCL != 0;
                 let me = 1 << (PRESENT_SHIFT as usize + c % self.cpt);
-                *self.l2[tile].flags_mut(slot) = EXCL | DIRTY | me;
+                self.l2[tile].set_flags(slot, EXCL | DIRTY | me);
             }
         } else {
             tile_excl = false;
@@ -203,7 +203,7 @@ impl Machine {
         }
         let set = l1_set(&self.l1[c], line);
         if let Some(slot) = self.l1[c].find(set, line) {
-            *self.l1[c].flags_mut(slot) |= EXCL | DIRTY;
+            self.l1[c].or_flags(slot, EXCL | DIRTY);
         }
         lat
     }
@@ -256,7 +256,7 @@ impl Machine {
                         lat += self.fetch(tile, line, x, true, false, now + lat as u64).0;
                     }
                     let slot = self.l2[tile].find(set2, line).unwrap_or(slot);
-                    *self.l2[tile].flags_mut(slot) = EXCL | DIRTY | me;
+                    self.l2[tile].set_flags(slot, EXCL | DIRTY | me);
                     excl = true;
                 } else {
                     // Other L1s of the tile lose their exclusive right.
@@ -265,10 +265,10 @@ impl Machine {
                         let o = tile * self.cpt + i;
                         let s1 = l1_set(&self.l1[o], line);
                         if let Some(sl) = self.l1[o].find(s1, line) {
-                            *self.l1[o].flags_mut(sl) &= !EXCL;
+                            self.l1[o].and_flags(sl, !EXCL);
                         }
                     }
-                    *self.l2[tile].flags_mut(slot) = f | me;
+                    self.l2[tile].set_flags(slot, f | me);
                     excl = f & EXCL != 0 && (others >> PRESENT_SHIFT) == 0;
                 }
             } else {
@@ -383,19 +383,19 @@ impl Machine {
             let set = self.l2[s].set_of(scramble(line));
             if let Some(slot) = self.l2[s].find(set, line) {
                 let f = self.l2[s].flags(slot);
-                *self.l2[s].flags_mut(slot) = f & !EXCL;
+                self.l2[s].set_flags(slot, f & !EXCL);
                 for i in present(f) {
                     let o = s * self.cpt + i;
                     let s1 = l1_set(&self.l1[o], line);
                     if let Some(sl) = self.l1[o].find(s1, line) {
-                        *self.l1[o].flags_mut(sl) &= !EXCL;
+                        self.l1[o].and_flags(sl, !EXCL);
                     }
                 }
             }
         } else {
             let set = l1_set(&self.l1[s], line);
             if let Some(sl) = self.l1[s].find(set, line) {
-                *self.l1[s].flags_mut(sl) &= !EXCL;
+                self.l1[s].and_flags(sl, !EXCL);
             }
         }
     }
@@ -452,7 +452,8 @@ impl Machine {
             let set = self.l2[tile].set_of(scramble(v));
             if let Some(slot) = self.l2[tile].find(set, v) {
                 let me = 1u16 << (PRESENT_SHIFT as usize + c % self.cpt);
-                *self.l2[tile].flags_mut(slot) = (self.l2[tile].flags(slot) & !me) | (vf & DIRTY);
+                let f = self.l2[tile].flags(slot);
+                self.l2[tile].set_flags(slot, (f & !me) | (vf & DIRTY));
             }
         } else {
             self.leave_tile(tile, v, vf & DIRTY != 0, at);
@@ -491,7 +492,7 @@ impl Machine {
                 match found {
                     Some(slot) => {
                         if dirty {
-                            *self.l3[b].flags_mut(slot) |= DIRTY;
+                            self.l3[b].or_flags(slot, DIRTY);
                         }
                     }
                     None if self.l3_victim => {
@@ -567,7 +568,7 @@ impl Machine {
             if let Some(b) = bank {
                 let set = self.l3[b].set_of(self.l3_banks.div(x));
                 if let Some(slot) = self.l3[b].find(set, line) {
-                    *self.l3[b].flags_mut(slot) |= DIRTY;
+                    self.l3[b].or_flags(slot, DIRTY);
                 }
             }
             self.l1_hit

@@ -257,9 +257,9 @@ impl Machine {
             if !write {
                 return self.l1_hit;
             }
-            let f = l1.flags_mut(slot);
-            if *f & EXCL != 0 {
-                *f |= DIRTY;
+            let f = l1.flags(slot);
+            if f & EXCL != 0 {
+                l1.set_flags(slot, f | DIRTY);
                 return self.l1_hit;
             }
             return self.l1_hit + self.upgrade(c, line, x, now);
