@@ -2,13 +2,19 @@
 //!
 //! A [`Machine`] is built from a [`Preset`] and a thread count. Thread `t`
 //! runs on core `t / threads_per_core`; cores are grouped in tiles of
-//! `cores_per_tile`. The engine calls [`Machine::access`] for every line a
+//! `cores_per_tile`. A `tile_scaled` preset (ADM's 32–128-core family) is
+//! built with the tiles the threads need, its L3 banks and memory channels
+//! one per tile; any other preset is its whole chip, with the threads on its
+//! first cores. The engine calls [`Machine::access`] for every line a
 //! task touches, in order, and adds the returned latency to the task's time.
 //!
 //! # The memory hierarchy
 //!
 //! - **L1**: per core, set-associative, true LRU, 64-byte lines; the SMT
-//!   threads of a core share it.
+//!   threads of a core share it. Every level picks banks and sets from the
+//!   line number with its low 16 bits XORed with a hash of the bits above
+//!   (a bijection): consecutive lines stay in distinct sets, and regions
+//!   that start at the same offset do not alias.
 //! - **L2**: per tile, shared by its cores (private when `cores_per_tile`
 //!   is 1), inclusive of the tile's L1s, split into banks that are
 //!   contended [`Server`]s. Without an L2 the L1 is the tile's (= core's)
@@ -37,7 +43,8 @@
 //! - A read that misses its tile asks the home (`dir_cycles`); if another
 //!   tile holds the line (clean or dirty) the nearest such tile sends it
 //!   (cache-to-cache: home → owner → requester); otherwise the L3 bank or
-//!   memory does.
+//!   memory does. With an inclusive L3 the directory is in its tags
+//!   (Carbon), so a forwarded request first reads the bank.
 //! - A write needs the only copy: every other L1 and every other tile's L2
 //!   holding the line is invalidated (the acknowledgements travel in
 //!   parallel; the requester waits for the slowest).
