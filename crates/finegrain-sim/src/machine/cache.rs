@@ -1,0 +1,332 @@
+//! A set-associative cache with true LRU, and the line-to-set hash.
+//!
+//! A set keeps its lines in recency order, most recent first: a hit moves
+//! the line to the front, a fill goes to the front and pushes the last one
+//! out. A set's tags (full line numbers) and 16-bit state flags sit side
+//! by side in one flat array, so a lookup touches few host cache lines.
+//! Caches up to 128 K ways (8 MB) are dense, in zeroed memory that the OS
+//! maps as it is touched; larger ones allocate a set's ways the first time
+//! a line is filled into it, so a 2 GB chip-wide L3 costs memory only for
+//! the sets a run touches (a `u32` per set plus 10 bytes per way of a
+//! touched set).
+//!
+//! **Set index.** Traces name lines by `(region, offset)`, so many regions
+//! start at the same low line bits and would alias under plain modulo
+//! indexing. [`scramble`] XORs the low 16 bits of a line with a hash of its
+//! upper bits: it is a bijection, keeps consecutive lines of one aligned
+//! 64 K-line block in distinct consecutive-ish sets (streaming a block that
+//! fits still fits), and spreads different regions over different sets.
+//! Banks, sets and homes are all taken from the scrambled value.
+
+/// The line is the only private copy on the chip (L1: only this core; L2:
+/// only this tile). A write to it needs no directory work.
+pub(crate) const EXCL: u16 = 1;
+/// Written since it was filled.
+pub(crate) const DIRTY: u16 = 2;
+/// L2 only: bit `PRESENT_SHIFT + i` says core `i` of the tile has the line in its L1.
+pub(crate) const PRESENT_SHIFT: u32 = 2;
+
+/// Tags are stored bit-inverted, so that an empty way is 0 and a new
+/// cache's arrays are zeroed memory the OS maps lazily (line `u64::MAX`
+/// cannot be cached).
+const EMPTY: u64 = 0;
+/// Caches with more ways in all than this allocate their sets lazily.
+const DENSE_MAX_SLOTS: usize = 1 << 17;
+
+/// The set index hash: `line` with its low 16 bits XORed with a hash of the
+/// bits above. A bijection on `u64`.
+#[inline]
+pub(crate) fn scramble(line: u64) -> u64 {
+    line ^ ((line >> 16).wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 48)
+}
+
+/// `x % n` and `x / n`, by mask and shift when `n` is a power of two.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Modulus {
+    n: u64,
+    shift: u32,
+    pow2: bool,
+}
+
+impl Modulus {
+    pub fn new(n: usize) -> Modulus {
+        let n = n.max(1) as u64;
+        Modulus { n, shift: n.trailing_zeros(), pow2: n.is_power_of_two() }
+    }
+    #[cfg(test)]
+    pub fn n(&self) -> usize {
+        self.n as usize
+    }
+    #[inline]
+    pub fn rem(&self, x: u64) -> usize {
+        (if self.pow2 { x & (self.n - 1) } else { x % self.n }) as usize
+    }
+    #[inline]
+    pub fn div(&self, x: u64) -> u64 {
+        if self.pow2 {
+            x >> self.shift
+        } else {
+            x / self.n
+        }
+    }
+}
+
+/// A slot: `block base << 5 | way`.
+pub(crate) type Slot = usize;
+
+#[derive(Clone, Debug)]
+pub(crate) struct Cache {
+    sets: Modulus,
+    ways: usize,
+    /// Words per set: `ways` tags, then the ways' 16-bit flags, four a word
+    /// (one set's tags and flags are adjacent in memory).
+    block: usize,
+    data: Vec<u64>,
+    /// Lazy caches: per set, 0 (no ways yet) or 1 + its block.
+    /// Empty for a dense cache, whose set `s` is block `s`.
+    index: Vec<u32>,
+}
+
+impl Cache {
+    pub fn new(bytes: usize, ways: usize) -> Cache {
+        let ways = ways.clamp(1, 32);
+        let nsets = (bytes / 64 / ways).max(1);
+        let block = ways + ways.div_ceil(4);
+        let dense = nsets * ways <= DENSE_MAX_SLOTS;
+        Cache {
+            sets: Modulus::new(nsets),
+            ways,
+            block,
+            data: vec![EMPTY; if dense { nsets * block } else { 0 }],
+            index: if dense { Vec::new() } else { vec![0; nsets] },
+        }
+    }
+
+    /// The set of a scrambled line number (already divided by the bank count
+    /// for a banked level).
+    #[inline]
+    pub fn set_of(&self, x: u64) -> usize {
+        self.sets.rem(x)
+    }
+
+    #[inline]
+    fn base(&self, set: usize) -> Option<usize> {
+        if self.index.is_empty() {
+            Some(set * self.block)
+        } else {
+            match self.index[set] {
+                0 => None,
+                b => Some((b as usize - 1) * self.block),
+            }
+        }
+    }
+
+    fn base_or_alloc(&mut self, set: usize) -> usize {
+        if let Some(b) = self.base(set) {
+            return b;
+        }
+        let base = self.data.len();
+        self.data.resize(base + self.block, EMPTY);
+        self.index[set] = (base / self.block) as u32 + 1;
+        base
+    }
+
+    #[inline]
+    fn flag_at(&self, base: usize, k: usize) -> u16 {
+        (self.data[base + self.ways + k / 4] >> (16 * (k % 4))) as u16
+    }
+
+    #[inline]
+    fn put_flag(&mut self, base: usize, k: usize, f: u16) {
+        let w = &mut self.data[base + self.ways + k / 4];
+        let sh = 16 * (k % 4);
+        *w = (*w & !(0xFFFF << sh)) | ((f as u64) << sh);
+    }
+
+    /// Moves way `from` to way `to` (tag and flags).
+    #[inline]
+    fn copy_way(&mut self, base: usize, from: usize, to: usize) {
+        self.data[base + to] = self.data[base + from];
+        let f = self.flag_at(base, from);
+        self.put_flag(base, to, f);
+    }
+
+    /// The slot holding `line` in `set`, without touching its recency.
+    #[inline]
+    pub fn find(&self, set: usize, line: u64) -> Option<Slot> {
+        let base = self.base(set)?;
+        let tag = !line;
+        self.data[base..base + self.ways].iter().position(|&t| t == tag).map(|k| base << 5 | k)
+    }
+
+    /// Looks `line` up and makes it the most recent (the set's first way).
+    #[inline]
+    pub fn lookup(&mut self, set: usize, line: u64) -> Option<Slot> {
+        let base = self.base(set)?;
+        let tag = !line;
+        let tags = &self.data[base..base + self.ways];
+        if tags[0] == tag {
+            return Some(base << 5);
+        }
+        let k = tags.iter().position(|&t| t == tag)?;
+        let f = self.flag_at(base, k);
+        for i in (1..=k).rev() {
+            self.copy_way(base, i - 1, i);
+        }
+        self.data[base] = tag;
+        self.put_flag(base, 0, f);
+        Some(base << 5)
+    }
+
+    #[inline]
+    pub fn flags(&self, slot: Slot) -> u16 {
+        self.flag_at(slot >> 5, slot & 31)
+    }
+
+    #[inline]
+    pub fn set_flags(&mut self, slot: Slot, f: u16) {
+        self.put_flag(slot >> 5, slot & 31, f)
+    }
+
+    #[inline]
+    pub fn or_flags(&mut self, slot: Slot, f: u16) {
+        let old = self.flags(slot);
+        self.set_flags(slot, old | f)
+    }
+
+    #[inline]
+    pub fn and_flags(&mut self, slot: Slot, mask: u16) {
+        let old = self.flags(slot);
+        self.set_flags(slot, old & mask)
+    }
+
+    /// Fills `line` (absent) as the most recent; returns the evicted line and
+    /// its flags when the set was full.
+    pub fn insert(&mut self, set: usize, line: u64, f: u16) -> Option<(u64, u16)> {
+        let base = self.base_or_alloc(set);
+        let w = self.ways;
+        let last = self.data[base + w - 1];
+        let victim = (last != EMPTY).then(|| (!last, self.flag_at(base, w - 1)));
+        for i in (1..w).rev() {
+            self.copy_way(base, i - 1, i);
+        }
+        self.data[base] = !line;
+        self.put_flag(base, 0, f);
+        victim
+    }
+
+    /// Removes `line`; returns its flags if it was there.
+    pub fn remove(&mut self, set: usize, line: u64) -> Option<u16> {
+        let base = self.base(set)?;
+        let w = self.ways;
+        let k = self.data[base..base + w].iter().position(|&t| t == !line)?;
+        let f = self.flag_at(base, k);
+        for i in k..w - 1 {
+            self.copy_way(base, i + 1, i);
+        }
+        self.data[base + w - 1] = EMPTY;
+        self.put_flag(base, w - 1, 0);
+        Some(f)
+    }
+
+    /// Heap bytes held.
+    pub fn heap_bytes(&self) -> usize {
+        self.data.capacity() * 8 + self.index.capacity() * 4
+    }
+
+    /// The lines of `set`, most recent first (tests).
+    #[cfg(test)]
+    pub fn lines(&self, set: usize) -> Vec<u64> {
+        match self.base(set) {
+            None => Vec::new(),
+            Some(b) => self.data[b..b + self.ways].iter().filter(|&&t| t != EMPTY).map(|&t| !t).collect(),
+        }
+    }
+
+    #[cfg(test)]
+    pub fn nsets(&self) -> usize {
+        self.sets.n()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Lines that all map to set 0 of `c`.
+    fn same_set(c: &Cache, n: usize) -> Vec<u64> {
+        (0u64..).filter(|&l| c.set_of(scramble(l)) == 0).take(n).collect()
+    }
+
+    #[test]
+    fn lru_evicts_the_least_recent() {
+        let mut c = Cache::new(4 * 64 * 8, 4); // 8 sets of 4 ways
+        let l = same_set(&c, 6);
+        for &x in &l[..4] {
+            assert_eq!(c.insert(0, x, 0), None);
+        }
+        assert_eq!(c.lines(0), vec![l[3], l[2], l[1], l[0]]);
+        // Touch l0: l1 becomes the least recent.
+        assert!(c.lookup(0, l[0]).is_some());
+        assert_eq!(c.insert(0, l[4], 0), Some((l[1], 0)));
+        assert_eq!(c.insert(0, l[5], DIRTY), Some((l[2], 0)));
+        assert_eq!(c.lines(0), vec![l[5], l[4], l[0], l[3]]);
+        assert_eq!(c.lookup(0, l[1]), None);
+        assert_eq!(c.flags(c.find(0, l[5]).unwrap()), DIRTY);
+    }
+
+    #[test]
+    fn remove_keeps_the_order_of_the_rest() {
+        let mut c = Cache::new(4 * 64 * 8, 4);
+        let l = same_set(&c, 5);
+        for &x in &l[..4] {
+            c.insert(0, x, x as u16);
+        }
+        assert_eq!(c.remove(0, l[2]), Some(l[2] as u16));
+        assert_eq!(c.remove(0, l[2]), None);
+        assert_eq!(c.lines(0), vec![l[3], l[1], l[0]]);
+        // A free way: the next fill evicts nothing.
+        assert_eq!(c.insert(0, l[4], 0), None);
+        assert_eq!(c.insert(0, l[2], 0), Some((l[0], l[0] as u16)));
+    }
+
+    #[test]
+    fn lazy_sets_allocate_on_fill() {
+        let mut c = Cache::new(64 << 20, 16); // 65536 sets: lazy
+        assert!(!c.index.is_empty());
+        let before = c.heap_bytes();
+        assert_eq!(c.lookup(5, 7), None);
+        c.insert(5, 7, 0);
+        assert_eq!(c.lookup(5, 7), Some(0));
+        assert_eq!(c.flags(0), 0);
+        let grown = c.heap_bytes() - before;
+        assert!((20 * 8..=40 * 8).contains(&grown), "{grown}");
+        assert_eq!(c.nsets(), 65536);
+    }
+
+    #[test]
+    fn scramble_is_a_bijection_on_blocks() {
+        use std::collections::HashSet;
+        // Each aligned 64K-line block maps onto itself.
+        for block in [0u64, 1, 77, 1 << 30] {
+            let lo = block << 16;
+            let s: HashSet<u64> = (lo..lo + (1 << 16)).map(scramble).collect();
+            assert_eq!(s.len(), 1 << 16);
+            assert!(s.iter().all(|&x| x >> 16 == block));
+        }
+        // Regions at the same offset land in different sets.
+        let sets: HashSet<u64> = (0..64u64).map(|r| scramble(r << 32) & 127).collect();
+        assert!(sets.len() > 32, "{}", sets.len());
+    }
+
+    #[test]
+    fn modulus() {
+        for n in [1usize, 3, 4, 7, 16, 41] {
+            let m = Modulus::new(n);
+            for x in [0u64, 1, 5, 40, 41, 12345, u64::MAX] {
+                assert_eq!(m.rem(x), (x % n as u64) as usize);
+                assert_eq!(m.div(x), x / n as u64);
+            }
+        }
+    }
+}

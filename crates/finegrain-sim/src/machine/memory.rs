@@ -1,0 +1,579 @@
+//! The hierarchy below the L1 hit: L2, the directory, cache-to-cache
+//! transfers, the L3 and memory (see the module docs of [`super`]).
+//!
+//! The directory maps a line to the set of tiles caching it: one tile
+//! inline, more in a boxed 256-bit set, so an entry is 16 bytes plus its
+//! hash-table slot, and lines nobody caches have no entry.
+
+use super::cache::{scramble, Cache, DIRTY, EXCL, PRESENT_SHIFT};
+use super::Machine;
+use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
+
+/// A multiplicative hasher for line numbers (deterministic, no per-run seed).
+#[derive(Default, Clone, Copy, Debug)]
+pub(crate) struct LineHasher(u64);
+
+impl Hasher for LineHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = (self.0.rotate_left(5) ^ b as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        }
+    }
+    fn write_u64(&mut self, v: u64) {
+        let h = (v ^ (v >> 32)).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        self.0 = h ^ (h >> 29);
+    }
+}
+
+/// Tiles caching a line: 256 bits.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct Tiles([u64; 4]);
+
+impl Tiles {
+    fn one(t: usize) -> Tiles {
+        let mut s = Tiles::default();
+        s.add(t);
+        s
+    }
+    fn add(&mut self, t: usize) {
+        self.0[t >> 6] |= 1 << (t & 63);
+    }
+    fn remove(&mut self, t: usize) {
+        self.0[t >> 6] &= !(1 << (t & 63));
+    }
+    fn is_empty(&self) -> bool {
+        self.0 == [0; 4]
+    }
+    fn count(&self) -> u32 {
+        self.0.iter().map(|w| w.count_ones()).sum()
+    }
+    pub(crate) fn iter(self) -> impl Iterator<Item = usize> {
+        (0..4).flat_map(move |i| {
+            let mut w = self.0[i];
+            std::iter::from_fn(move || {
+                (w != 0).then(|| {
+                    let b = w.trailing_zeros() as usize;
+                    w &= w - 1;
+                    i * 64 + b
+                })
+            })
+        })
+    }
+}
+
+/// One line's sharers: a single tile inline, or a boxed set.
+#[derive(Clone, Debug)]
+struct Entry {
+    one: u16,
+    many: Option<Box<Tiles>>,
+}
+
+impl Entry {
+    fn tiles(&self) -> Tiles {
+        match &self.many {
+            Some(b) => **b,
+            None => Tiles::one(self.one as usize),
+        }
+    }
+}
+
+#[derive(Debug, Default)]
+pub(crate) struct Directory {
+    map: HashMap<u64, Entry, BuildHasherDefault<LineHasher>>,
+}
+
+impl Directory {
+    pub fn tiles(&self, line: u64) -> Tiles {
+        self.map.get(&line).map(Entry::tiles).unwrap_or_default()
+    }
+
+    /// Sets a line's sharers (none: drops the entry).
+    pub fn set(&mut self, line: u64, s: Tiles) {
+        match s.count() {
+            0 => {
+                self.map.remove(&line);
+            }
+            1 => {
+                let t = s.iter().next().unwrap_or(0) as u16;
+                self.map.insert(line, Entry { one: t, many: None });
+            }
+            _ => match self.map.get_mut(&line) {
+                Some(Entry { many: Some(b), .. }) => **b = s,
+                _ => {
+                    self.map.insert(line, Entry { one: 0, many: Some(Box::new(s)) });
+                }
+            },
+        }
+    }
+
+    pub fn add(&mut self, line: u64, t: usize) {
+        match self.map.get_mut(&line) {
+            None => {
+                self.map.insert(line, Entry { one: t as u16, many: None });
+            }
+            Some(e) => {
+                let mut s = e.tiles();
+                s.add(t);
+                if s != e.tiles() {
+                    self.set(line, s);
+                }
+            }
+        }
+    }
+
+    pub fn remove(&mut self, line: u64, t: usize) {
+        if let Some(e) = self.map.get(&line) {
+            let mut s = e.tiles();
+            s.remove(t);
+            self.set(line, s);
+        }
+    }
+
+    pub fn len(&self) -> usize {
+        self.map.len()
+    }
+
+    /// Heap bytes: the table's slots (key, entry and a control byte each)
+    /// and the boxed sets.
+    pub fn heap_bytes(&self) -> usize {
+        let slot = std::mem::size_of::<(u64, Entry)>() + 1;
+        let boxed = self.map.values().filter(|e| e.many.is_some()).count() * std::mem::size_of::<Tiles>();
+        self.map.capacity() * slot + boxed
+    }
+}
+
+/// The cores (indices within a tile) whose presence bits `f` sets.
+fn present(f: u16) -> impl Iterator<Item = usize> {
+    let mut m = f >> PRESENT_SHIFT;
+    std::iter::from_fn(move || {
+        (m != 0).then(|| {
+            let i = m.trailing_zeros() as usize;
+            m &= m - 1;
+            i
+        })
+    })
+}
+
+fn l1_set(c: &Cache, line: u64) -> usize {
+    c.set_of(scramble(line))
+}
+
+impl Machine {
+    fn has_l2(&self) -> bool {
+        !self.l2.is_empty()
+    }
+
+    /// The line's home router and, with an L3, its bank.
+    fn home(&self, x: u64) -> (usize, Option<usize>) {
+        if self.l3.is_empty() {
+            (self.net.tile_router(self.home_tiles.rem(x)), None)
+        } else {
+            let b = self.l3_banks.rem(x);
+            (self.net.bank_router(b), Some(b))
+        }
+    }
+
+    /// A write hit on a line core `c`'s L1 shares: take the only copy.
+    pub(super) fn upgrade(&mut self, c: usize, line: u64, x: u64, now: u64) -> u32 {
+        self.stats.upgrades += 1;
+        let tile = c / self.cpt;
+        let mut lat = 0;
+        let mut tile_excl = true;
+        if self.has_l2() {
+            lat += self.l2_bank(tile, x, now);
+            self.stats.l2.accesses += 1;
+            self.stats.l2.hits += 1;
+            let set = self.l2[tile].set_of(x);
+            if let Some(slot) = self.l2[tile].lookup(set, line) {
+                let f = self.l2[tile].flags(slot);
+                self.invalidate_siblings(tile, c, line, f);
+                tile_excl = f & EXCL != 0;
+                let me = 1 << (PRESENT_SHIFT as usize + c % self.cpt);
+                self.l2[tile].set_flags(slot, EXCL | DIRTY | me);
+            }
+        } else {
+            tile_excl = false;
+        }
+        if !tile_excl {
+            lat += self.fetch(tile, line, x, true, false, now + lat as u64).0;
+        }
+        let set = l1_set(&self.l1[c], line);
+        if let Some(slot) = self.l1[c].find(set, line) {
+            self.l1[c].or_flags(slot, EXCL | DIRTY);
+        }
+        lat
+    }
+
+    /// Invalidates `line` in the L1s of `tile` other than core `c`'s, as
+    /// the L2 flags `f` list them.
+    fn invalidate_siblings(&mut self, tile: usize, c: usize, line: u64, f: u16) {
+        for i in present(f) {
+            let o = tile * self.cpt + i;
+            if o != c {
+                let set = l1_set(&self.l1[o], line);
+                if self.l1[o].remove(set, line).is_some() {
+                    self.stats.invalidations += 1;
+                }
+            }
+        }
+    }
+
+    /// Queueing plus hit cycles at `tile`'s L2 bank for `x`.
+    fn l2_bank(&mut self, tile: usize, x: u64, at: u64) -> u32 {
+        let s = tile * self.l2_banks_n() + self.l2_banks.rem(x);
+        let start = self.l2_servers[s].serve(at, self.l2_busy);
+        let wait = (start - at) as u32;
+        self.stats.l2.queue_cycles += wait as u64;
+        wait + self.l2_hit
+    }
+
+    fn l2_banks_n(&self) -> usize {
+        self.l2_servers.len() / self.l2.len().max(1)
+    }
+
+    /// An L1 miss by core `c` (L1 set `set`): through the tile's L2 or the
+    /// directory; fills the L1.
+    pub(super) fn l1_miss(&mut self, c: usize, set: usize, line: u64, x: u64, write: bool, now: u64) -> u32 {
+        let tile = c / self.cpt;
+        let mut lat = self.l1_hit;
+        let excl;
+        if self.has_l2() {
+            lat += self.l2_bank(tile, x, now + lat as u64);
+            self.stats.l2.accesses += 1;
+            let me = 1u16 << (PRESENT_SHIFT as usize + c % self.cpt);
+            let set2 = self.l2[tile].set_of(x);
+            if let Some(slot) = self.l2[tile].lookup(set2, line) {
+                self.stats.l2.hits += 1;
+                let f = self.l2[tile].flags(slot);
+                if write {
+                    self.invalidate_siblings(tile, c, line, f);
+                    if f & EXCL == 0 {
+                        self.stats.upgrades += 1;
+                        lat += self.fetch(tile, line, x, true, false, now + lat as u64).0;
+                    }
+                    let slot = self.l2[tile].find(set2, line).unwrap_or(slot);
+                    self.l2[tile].set_flags(slot, EXCL | DIRTY | me);
+                    excl = true;
+                } else {
+                    // Other L1s of the tile lose their exclusive right.
+                    let others = f & !me;
+                    for i in present(others) {
+                        let o = tile * self.cpt + i;
+                        let s1 = l1_set(&self.l1[o], line);
+                        if let Some(sl) = self.l1[o].find(s1, line) {
+                            self.l1[o].and_flags(sl, !EXCL);
+                        }
+                    }
+                    self.l2[tile].set_flags(slot, f | me);
+                    excl = f & EXCL != 0 && (others >> PRESENT_SHIFT) == 0;
+                }
+            } else {
+                self.stats.l2.misses += 1;
+                let (l, e) = self.fetch(tile, line, x, write, true, now + lat as u64);
+                lat += l;
+                excl = e;
+                let f = if e { EXCL } else { 0 } | if write { DIRTY } else { 0 } | me;
+                if let Some((v, vf)) = self.l2[tile].insert(set2, line, f) {
+                    self.evict_l2(tile, v, vf, now + lat as u64);
+                }
+            }
+        } else {
+            let (l, e) = self.fetch(tile, line, x, write, true, now + lat as u64);
+            lat += l;
+            excl = e;
+        }
+        let f = if excl { EXCL } else { 0 } | if write { DIRTY } else { 0 };
+        if let Some((v, vf)) = self.l1[c].insert(set, line, f) {
+            self.evict_l1(c, v, vf, now + lat as u64);
+        }
+        lat
+    }
+
+    /// A tile-level request for `line`: the directory, then another tile,
+    /// the L3 or memory. `data`: the tile needs the line (not only the
+    /// right to write it). Returns the latency and whether the tile now
+    /// holds the only copy; registers the tile as a sharer.
+    fn fetch(&mut self, tile: usize, line: u64, x: u64, write: bool, data: bool, at: u64) -> (u32, bool) {
+        let tr = self.net.tile_router(tile);
+        let (home, bank) = self.home(x);
+        let mut lat = self.net.msg(tr, home, 1, &mut self.stats) + self.dir_cycles;
+        self.stats.dir_lookups += 1;
+        let mut others = self.dir.tiles(line);
+        others.remove(tile);
+        let flits = self.net.line_flits;
+        if others.is_empty() {
+            if data {
+                lat += self.llc(home, bank, line, x, at + lat as u64);
+                lat += self.net.msg(home, tr, flits, &mut self.stats);
+            } else {
+                lat += self.net.msg(home, tr, 1, &mut self.stats);
+            }
+            self.dir.add(line, tile);
+            return (lat, true);
+        }
+        // With an inclusive L3 the directory is in its tags ([002] §5.1): the
+        // request reads the bank before it is forwarded.
+        if let (Some(b), false) = (bank, self.l3_victim) {
+            let t = at + lat as u64;
+            let start = self.l3_servers[b].serve(t, self.l3_busy);
+            self.stats.l3.queue_cycles += start - t;
+            self.stats.l3.accesses += 1;
+            self.stats.l3.hits += 1;
+            lat += (start - t) as u32 + self.l3_hit;
+        }
+        // The nearest holder sends the data.
+        let owner = others.iter().min_by_key(|&s| self.net.hops(self.net.tile_router(s), tr)).unwrap_or(0);
+        let or = self.net.tile_router(owner);
+        let mut data_lat = 0;
+        if data {
+            self.stats.cache_to_cache += 1;
+            let owner_hit = if self.has_l2() { self.l2_hit } else { self.l1_hit };
+            data_lat = self.net.msg(home, or, 1, &mut self.stats) + owner_hit + self.net.msg(or, tr, flits, &mut self.stats);
+        }
+        if write {
+            let mut inv_lat = 0;
+            for s in others.iter() {
+                let sr = self.net.tile_router(s);
+                let l = self.net.msg(home, sr, 1, &mut self.stats) + self.net.msg(sr, tr, 1, &mut self.stats);
+                inv_lat = inv_lat.max(l);
+                self.invalidate_tile(s, line);
+            }
+            lat += data_lat.max(inv_lat);
+            self.dir.set(line, super::memory::Tiles::one(tile));
+            (lat, true)
+        } else {
+            if others.count() == 1 {
+                self.clear_excl(owner, line);
+            }
+            lat += data_lat;
+            self.dir.add(line, tile);
+            (lat, false)
+        }
+    }
+
+    /// Drops `line` from tile `s` (its L2 and L1s) for another tile's write.
+    fn invalidate_tile(&mut self, s: usize, line: u64) {
+        if self.has_l2() {
+            let set = self.l2[s].set_of(scramble(line));
+            if let Some(f) = self.l2[s].remove(set, line) {
+                self.stats.invalidations += 1;
+                for i in present(f) {
+                    let o = s * self.cpt + i;
+                    let s1 = l1_set(&self.l1[o], line);
+                    if self.l1[o].remove(s1, line).is_some() {
+                        self.stats.invalidations += 1;
+                    }
+                }
+            }
+        } else {
+            let set = l1_set(&self.l1[s], line);
+            if self.l1[s].remove(set, line).is_some() {
+                self.stats.invalidations += 1;
+            }
+        }
+    }
+
+    /// Tile `s` no longer holds the only copy of `line`.
+    fn clear_excl(&mut self, s: usize, line: u64) {
+        if self.has_l2() {
+            let set = self.l2[s].set_of(scramble(line));
+            if let Some(slot) = self.l2[s].find(set, line) {
+                let f = self.l2[s].flags(slot);
+                self.l2[s].set_flags(slot, f & !EXCL);
+                for i in present(f) {
+                    let o = s * self.cpt + i;
+                    let s1 = l1_set(&self.l1[o], line);
+                    if let Some(sl) = self.l1[o].find(s1, line) {
+                        self.l1[o].and_flags(sl, !EXCL);
+                    }
+                }
+            }
+        } else {
+            let set = l1_set(&self.l1[s], line);
+            if let Some(sl) = self.l1[s].find(set, line) {
+                self.l1[s].and_flags(sl, !EXCL);
+            }
+        }
+    }
+
+    /// The L3 bank at `home` (or memory without an L3), from the home:
+    /// queueing, lookup, and memory on a miss.
+    fn llc(&mut self, home: usize, bank: Option<usize>, line: u64, x: u64, at: u64) -> u32 {
+        let _ = home;
+        let Some(b) = bank else {
+            return self.memory(x, at);
+        };
+        let start = self.l3_servers[b].serve(at, self.l3_busy);
+        let wait = (start - at) as u32;
+        self.stats.l3.queue_cycles += wait as u64;
+        self.stats.l3.accesses += 1;
+        let xb = self.l3_banks.div(x);
+        let set = self.l3[b].set_of(xb);
+        let mut lat = wait + self.l3_hit;
+        if self.l3[b].lookup(set, line).is_some() {
+            self.stats.l3.hits += 1;
+            return lat;
+        }
+        self.stats.l3.misses += 1;
+        lat += self.memory(x, at + lat as u64);
+        if !self.l3_victim {
+            if let Some((v, vf)) = self.l3[b].insert(set, line, 0) {
+                self.evict_l3(v, vf, at + lat as u64);
+            }
+        }
+        lat
+    }
+
+    /// A line read from memory: channel queueing plus `mem_cycles`.
+    fn memory(&mut self, x: u64, at: u64) -> u32 {
+        let ch = self.channels.rem(x);
+        let start = self.mem_servers[ch].serve(at, self.mem_busy);
+        let wait = (start - at) as u32;
+        self.stats.dram_queue_cycles += wait as u64;
+        self.stats.dram_reads += 1;
+        wait + self.mem_cycles
+    }
+
+    /// A dirty line written to memory: it occupies its channel.
+    fn write_back(&mut self, x: u64, at: u64) {
+        let ch = self.channels.rem(x);
+        self.mem_servers[ch].serve(at, self.mem_busy);
+        self.stats.dram_writes += 1;
+    }
+
+    /// Core `c`'s L1 evicted `v`.
+    fn evict_l1(&mut self, c: usize, v: u64, vf: u16, at: u64) {
+        let tile = c / self.cpt;
+        if self.has_l2() {
+            let set = self.l2[tile].set_of(scramble(v));
+            if let Some(slot) = self.l2[tile].find(set, v) {
+                let me = 1u16 << (PRESENT_SHIFT as usize + c % self.cpt);
+                let f = self.l2[tile].flags(slot);
+                self.l2[tile].set_flags(slot, (f & !me) | (vf & DIRTY));
+            }
+        } else {
+            self.leave_tile(tile, v, vf & DIRTY != 0, at);
+        }
+    }
+
+    /// Tile `tile`'s L2 evicted `v`: its L1 copies go too (inclusion).
+    fn evict_l2(&mut self, tile: usize, v: u64, vf: u16, at: u64) {
+        let mut dirty = vf & DIRTY != 0;
+        for i in present(vf) {
+            let o = tile * self.cpt + i;
+            let s1 = l1_set(&self.l1[o], v);
+            if let Some(f) = self.l1[o].remove(s1, v) {
+                self.stats.back_invalidations += 1;
+                dirty |= f & DIRTY != 0;
+            }
+        }
+        self.leave_tile(tile, v, dirty, at);
+    }
+
+    /// `v` left tile `tile`'s caches: update the directory and write it
+    /// to the L3 (victim: always; inclusive: if dirty) or, dirty, to memory.
+    fn leave_tile(&mut self, tile: usize, v: u64, dirty: bool, at: u64) {
+        self.dir.remove(v, tile);
+        let x = scramble(v);
+        let (home, bank) = self.home(x);
+        let tr = self.net.tile_router(tile);
+        match bank {
+            Some(b) => {
+                let xb = self.l3_banks.div(x);
+                let set = self.l3[b].set_of(xb);
+                let found = self.l3[b].find(set, v);
+                if self.l3_victim || dirty {
+                    self.net.count(tr, home, self.net.line_flits, &mut self.stats);
+                }
+                match found {
+                    Some(slot) => {
+                        if dirty {
+                            self.l3[b].or_flags(slot, DIRTY);
+                        }
+                    }
+                    None if self.l3_victim => {
+                        let f = if dirty { DIRTY } else { 0 };
+                        if let Some((w, wf)) = self.l3[b].insert(set, v, f) {
+                            self.evict_l3(w, wf, at);
+                        }
+                    }
+                    None => {
+                        if dirty {
+                            self.write_back(x, at);
+                        }
+                    }
+                }
+            }
+            None => {
+                if dirty {
+                    self.net.count(tr, home, self.net.line_flits, &mut self.stats);
+                    self.write_back(x, at);
+                }
+            }
+        }
+    }
+
+    /// An L3 bank evicted `v`: an inclusive L3 invalidates the private copies.
+    fn evict_l3(&mut self, v: u64, vf: u16, at: u64) {
+        let mut dirty = vf & DIRTY != 0;
+        if !self.l3_victim && !self.l1.is_empty() {
+            let holders = self.dir.tiles(v);
+            for s in holders.iter() {
+                let before = self.stats.invalidations;
+                // A dirty private copy goes to memory with the line.
+                dirty |= self.tile_dirty(s, v);
+                self.invalidate_tile(s, v);
+                let n = self.stats.invalidations - before;
+                self.stats.invalidations = before;
+                self.stats.back_invalidations += n;
+            }
+            self.dir.set(v, Tiles::default());
+        }
+        if dirty {
+            self.write_back(scramble(v), at);
+        }
+    }
+
+    /// Whether tile `s` holds `v` dirty.
+    fn tile_dirty(&self, s: usize, v: u64) -> bool {
+        if self.has_l2() {
+            let set = self.l2[s].set_of(scramble(v));
+            let Some(slot) = self.l2[s].find(set, v) else { return false };
+            let f = self.l2[s].flags(slot);
+            f & DIRTY != 0
+                || present(f).any(|i| {
+                    let o = s * self.cpt + i;
+                    let s1 = l1_set(&self.l1[o], v);
+                    self.l1[o].find(s1, v).is_some_and(|sl| self.l1[o].flags(sl) & DIRTY != 0)
+                })
+        } else {
+            let set = l1_set(&self.l1[s], v);
+            self.l1[s].find(set, v).is_some_and(|sl| self.l1[s].flags(sl) & DIRTY != 0)
+        }
+    }
+
+    /// An access on a chip without data caches (HammerBlade): to the LLC
+    /// bank over the network; a load waits for the reply, a store is posted.
+    pub(super) fn uncached(&mut self, c: usize, line: u64, x: u64, write: bool, now: u64) -> u32 {
+        let tr = self.net.tile_router(c / self.cpt);
+        let (home, bank) = self.home(x);
+        let there = self.net.msg(tr, home, 1, &mut self.stats);
+        let at_bank = self.llc(home, bank, line, x, now + there as u64);
+        let back = self.net.msg(home, tr, 1, &mut self.stats);
+        if write {
+            if let Some(b) = bank {
+                let set = self.l3[b].set_of(self.l3_banks.div(x));
+                if let Some(slot) = self.l3[b].find(set, line) {
+                    self.l3[b].or_flags(slot, DIRTY);
+                }
+            }
+            self.l1_hit
+        } else {
+            self.l1_hit + there + at_bank + back
+        }
+    }
+}

@@ -1,0 +1,349 @@
+//! Tests of the whole machine.
+use super::*;
+
+fn m(name: &str, threads: usize) -> Machine {
+    Machine::new(preset(name).unwrap(), threads).unwrap()
+}
+
+/// Latencies of: an L1 hit, an L2 hit (another core of the tile, or the
+/// same core after L1 eviction when tiles are single cores), a line held by
+/// another tile, and a line from memory.
+fn ladder(name: &str) -> (u32, u32, u32, u32) {
+    let p = preset(name).unwrap();
+    let n = p.max_threads().min(64);
+    let mut m = Machine::new(p, n).unwrap();
+    let other_tile = p.cores_per_tile * p.threads_per_core; // first thread of tile 1
+    let mem = m.access(0, 1000, false, 0);
+    let l1 = m.access(0, 1000, false, 100);
+    let l2 = if p.cores_per_tile > 1 {
+        m.access(p.threads_per_core, 1000, false, 200) // core 1, same tile
+    } else if p.l2.is_some() {
+        // Push line 1000 out of core 0's L1 (not out of its L2).
+        let l1_lines = (p.l1.bytes / 64) as u64;
+        for k in 0..4 * l1_lines {
+            m.access(0, 1_000_000 + k, false, 300);
+        }
+        m.access(0, 1000, false, 10_000)
+    } else {
+        0
+    };
+    let remote = m.access(other_tile, 1000, false, 20_000);
+    (l1, l2, remote, mem)
+}
+
+#[test]
+fn latency_ordering() {
+    for name in ["adm-cmp", "adm-cmp-1024", "tiled-32", "throughput-32", "host-2"] {
+        let (l1, l2, remote, mem) = ladder(name);
+        assert_eq!(l1, preset(name).unwrap().l1.hit_cycles, "{name}");
+        assert!(l1 < l2 && l2 < remote && remote < mem, "{name}: {l1} {l2} {remote} {mem}");
+    }
+    // No L2: L1 < remote (cache-to-cache) < memory.
+    for name in ["carbon-ring", "pdf-cmp"] {
+        let (l1, _, remote, mem) = ladder(name);
+        assert!(l1 < remote && remote < mem, "{name}: {l1} {remote} {mem}");
+    }
+}
+
+#[test]
+fn carbon_latencies_match_table_1() {
+    // [002] Tab 1: L2 hit 18-58, memory 298-338 (contentionless).
+    let p = preset("carbon-ring").unwrap();
+    let mut m = Machine::new(p, 64).unwrap();
+    let (mut lo, mut hi, mut mlo, mut mhi) = (u32::MAX, 0, u32::MAX, 0);
+    for k in 0..2000u64 {
+        let t = (k % 64) as usize;
+        let now = k * 1000;
+        let mem = m.access(t, 5_000_000 + k, false, now);
+        mlo = mlo.min(mem);
+        mhi = mhi.max(mem);
+    }
+    assert!(mlo >= 298 && mhi <= 338, "memory {mlo}..{mhi}");
+    // L3 hits: fill lines, then evict them from the L1 with a conflicting stream.
+    let mut m = Machine::new(p, 64).unwrap();
+    for t in 0..64usize {
+        let line = 9_000_000 + t as u64;
+        m.access(t, line, false, 0);
+        for k in 0..2048u64 {
+            m.access(t, 100_000_000 * (t as u64 + 1) + k, false, 1);
+        }
+        let l = m.access(t, line, false, 1_000_000);
+        lo = lo.min(l);
+        hi = hi.max(l);
+    }
+    assert!(lo >= 18 && hi <= 58 && hi - lo >= 30, "L2 hit {lo}..{hi}");
+}
+
+#[test]
+fn smt_threads_share_the_l1() {
+    let mut m = m("adm-cmp", 8);
+    m.access(0, 77, false, 0);
+    assert_eq!(m.access(1, 77, false, 10), 1);
+    assert_eq!(m.core_of(1), 0);
+    assert_eq!(m.core_of(2), 1);
+    assert_eq!(m.tile_of(7), 0);
+    assert_eq!(m.tile_of(8), 1);
+}
+
+#[test]
+fn a_write_invalidates_other_tiles_and_the_next_read_is_cache_to_cache() {
+    for name in ["adm-cmp", "carbon-ring", "throughput-32", "pdf-cmp"] {
+        let p = preset(name).unwrap();
+        let b = p.cores_per_tile * p.threads_per_core; // a thread of tile 1
+        let mut m = Machine::new(p, 2 * b).unwrap();
+        m.access(0, 42, false, 0);
+        m.access(b, 42, false, 100);
+        assert_eq!(m.stats().cache_to_cache, 1, "{name}");
+        let inv = m.stats().invalidations;
+        // Thread 0 writes: tile 1's copy goes.
+        let w = m.access(0, 42, true, 200);
+        assert!(w > p.l1.hit_cycles, "{name}: an upgrade is not free");
+        assert_eq!(m.stats().upgrades, 1);
+        assert!(m.stats().invalidations > inv, "{name}");
+        // Writing again: exclusive now, an L1 hit.
+        assert_eq!(m.access(0, 42, true, 300), p.l1.hit_cycles, "{name}");
+        // Tile 1 reads: a miss served by tile 0.
+        let r = m.access(b, 42, false, 400);
+        assert!(r > p.l1.hit_cycles, "{name}");
+        assert_eq!(m.stats().cache_to_cache, 2, "{name}");
+        assert_eq!(m.stats().dram_reads, 1, "{name}");
+        // Both share it now: a write by tile 1 invalidates tile 0.
+        let inv = m.stats().invalidations;
+        m.access(b, 42, true, 500);
+        assert!(m.stats().invalidations > inv, "{name}");
+        assert!(m.access(0, 42, false, 600) > p.l1.hit_cycles, "{name}");
+    }
+}
+
+#[test]
+fn writes_within_a_tile_invalidate_sibling_l1s() {
+    let mut m = m("adm-cmp", 8);
+    m.access(0, 5, false, 0); // core 0
+    m.access(2, 5, false, 10); // core 1, same tile: L2 hit
+    assert_eq!(m.stats().l2.hits, 1);
+    let inv = m.stats().invalidations;
+    let w = m.access(0, 5, true, 20);
+    assert_eq!(m.stats().invalidations, inv + 1);
+    // The tile held the only copy: no directory trip, only the L2.
+    assert_eq!(w, 1 + 10);
+    assert_eq!(m.access(2, 5, false, 30), 1 + 10);
+}
+
+#[test]
+fn an_exclusive_line_is_written_without_directory_work() {
+    let mut m = m("carbon-ring", 4);
+    m.access(0, 9, false, 0);
+    let d = m.stats().dir_lookups;
+    assert_eq!(m.access(0, 9, true, 10), 3);
+    assert_eq!(m.stats().dir_lookups, d);
+    assert_eq!(m.stats().upgrades, 0);
+}
+
+#[test]
+fn thread_limits() {
+    let p = preset("adm-cmp").unwrap();
+    for bad in [0, 257] {
+        match Machine::new(p, bad) {
+            Err(SimError::Threads(s)) => assert!(s.contains("256") && s.contains("adm-cmp"), "{s}"),
+            other => panic!("{other:?}"),
+        }
+    }
+    assert_eq!(Machine::new(p, 256).unwrap().threads(), 256);
+    assert_eq!(Machine::new(preset("adm-cmp-1024").unwrap(), 1024).unwrap().tiles(), 128);
+    assert_eq!(Machine::new(p, 16).unwrap().tiles(), 2);
+    assert_eq!(Machine::new(preset("carbon-ring").unwrap(), 16).unwrap().tiles(), 64);
+    for p in presets() {
+        for n in [1, p.max_threads() / 2, p.max_threads()].into_iter().filter(|&n| n > 0) {
+            let mut m = Machine::new(p, n).unwrap();
+            assert!(m.access(n - 1, 3, true, 0) > 0, "{}", p.name);
+        }
+    }
+}
+
+/// A pseudo-random mix: per thread a private stream, reuse of a small set,
+/// and reads and writes of shared lines.
+fn mix(m: &mut Machine, n: usize, accesses: usize) -> (Vec<u32>, u64) {
+    let mut x = 0x1234_5678_9abc_def1u64;
+    let mut lat = Vec::with_capacity(accesses);
+    let mut sum = 0u64;
+    for k in 0..accesses {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        let t = (x % n as u64) as usize;
+        let now = (k / n) as u64 * 20 + (x >> 40) % 200;
+        let (line, write) = match (x >> 20) % 10 {
+            0..=4 => (((t as u64) << 24) | ((k as u64 / n as u64) % 100_000), false), // stream
+            5..=7 => (((t as u64) << 24) | (1 << 23) | ((x >> 32) % 256), (x >> 8) % 4 == 0), // reuse
+            _ => ((1 << 40) | ((x >> 32) % 1024), (x >> 8) % 3 == 0),                 // shared
+        };
+        let l = m.access(t, line, write, now);
+        sum += l as u64;
+        lat.push(l);
+    }
+    (lat, sum)
+}
+
+#[test]
+fn deterministic() {
+    for name in ["adm-cmp", "carbon-ring", "hb-128", "host-2"] {
+        let p = preset(name).unwrap();
+        let n = p.max_threads().min(64);
+        let mut a = Machine::new(p, n).unwrap();
+        let mut b = Machine::new(p, n).unwrap();
+        let (la, _) = mix(&mut a, n, 50_000);
+        let (lb, _) = mix(&mut b, n, 50_000);
+        assert_eq!(la, lb, "{name}");
+        assert_eq!(a.stats(), b.stats(), "{name}");
+        assert!(a.stats().invalidations > 0 || name == "hb-128" || n == 2, "{name}: {:?}", a.stats());
+        assert!(a.stats().l1.hits + a.stats().l1.misses == a.stats().l1.accesses);
+        a.reset_stats();
+        assert_eq!(a.stats(), &MemStats::default());
+    }
+}
+
+#[test]
+fn directory_stays_consistent() {
+    // Every tracked line is in the L2 (or L1) of each tile the directory names.
+    let p = preset("adm-cmp").unwrap();
+    let mut m = Machine::new(p, 64).unwrap();
+    mix(&mut m, 64, 100_000);
+    let mut checked = 0;
+    for line in (1u64 << 40)..(1u64 << 40) + 1024 {
+        let tiles = m.dir.tiles(line);
+        for s in 0..m.l2.len() {
+            let set = m.l2[s].set_of(cache::scramble(line));
+            let held = m.l2[s].find(set, line).is_some();
+            let listed = tiles.iter().any(|x| x == s);
+            assert_eq!(held, listed, "line {line} tile {s}");
+            checked += held as usize;
+        }
+    }
+    assert!(checked > 0);
+}
+
+#[test]
+fn an_inclusive_l3_eviction_invalidates_private_copies() {
+    let mut p = preset("carbon-ring").unwrap().clone();
+    p.l3 = Some(CacheCfg { bytes: 16 * 64 * 2, ways: 2, hit_cycles: 15, banks: 16, busy_cycles: 2 });
+    let mut m = Machine::new(&p, 2).unwrap();
+    m.access(0, 0, false, 0);
+    for k in 1..200 {
+        m.access(1, k, false, k * 10);
+    }
+    assert!(m.stats().back_invalidations > 0);
+    assert!(m.access(0, 0, false, 10_000) > 3);
+}
+
+#[test]
+fn dram_channel_contention_limits_bandwidth() {
+    // pdf-cmp: one channel, a line per 16 cycles.
+    let mut m = m("pdf-cmp", 32);
+    let mut last = 0;
+    for k in 0..320u64 {
+        last = m.access((k % 32) as usize, 1 << 30 | k, false, 0);
+    }
+    assert!(m.stats().dram_queue_cycles > 0);
+    assert!(last as u64 >= 319 * 16, "{last}");
+}
+
+#[test]
+fn hammerblade_has_no_caches_but_scratchpads() {
+    let mut m = m("hb-128", 128);
+    let a = m.access(0, 3, false, 0);
+    let b = m.access(0, 3, false, 1000);
+    assert!(b < a, "the second load hits the LLC bank: {a} {b}");
+    assert!(b > 2);
+    assert_eq!(m.access(0, 3, true, 2000), 1, "a store is posted");
+    assert_eq!(m.stats().l1.accesses, 0);
+    assert_eq!(m.spm_latency(5, 5), Some(2));
+    let near = m.spm_latency(0, 1).unwrap();
+    let far = m.spm_latency(0, 127).unwrap();
+    assert!(2 < near && near < far, "{near} {far}");
+    let mut a = super::tests::m("adm-cmp", 8);
+    assert_eq!(a.spm_latency(0, 1), None);
+}
+
+#[test]
+fn messages_and_centre() {
+    let mut m = m("adm-cmp", 256);
+    let local = m.msg_latency(0, 7);
+    let far = m.msg_latency(0, 255);
+    assert_eq!(local, 1);
+    assert!(far > local);
+    let msgs = m.stats().messages;
+    assert_eq!(msgs, 2);
+    let avg: f64 = (0..256).map(|t| m.msg_latency(0, t) as f64).sum::<f64>() / 256.0;
+    assert!((15.0..35.0).contains(&avg), "average message {avg}");
+    assert!(m.center_latency(0) > 0);
+    let mut c = super::tests::m("carbon-ring", 64);
+    assert!(c.center_latency(0) > c.center_latency(32));
+}
+
+#[test]
+fn memory_for_a_million_lines() {
+    // 1M distinct lines read once each (and a tenth written by another
+    // tile), on the largest preset.
+    let p = preset("adm-cmp-1024").unwrap();
+    let mut m = Machine::new(p, 1024).unwrap();
+    let base = m.heap_bytes();
+    for k in 0..1_000_000u64 {
+        let t = (k % 1024) as usize;
+        m.access(t, k * 7 + (k >> 10), false, k);
+        if k % 10 == 0 {
+            m.access((t + 512) % 1024, k * 7 + (k >> 10), true, k);
+        }
+    }
+    let bytes = m.heap_bytes();
+    assert!(m.tracked_lines() > 900_000, "{}", m.tracked_lines());
+    assert!(bytes < 1 << 30, "{bytes}");
+    eprintln!("adm-cmp-1024: empty {} MB, after 1M lines {} MB, {} B per line", base >> 20, bytes >> 20, (bytes - base) / 1_000_000);
+}
+
+#[test]
+#[ignore = "prints the latency ladder of every preset"]
+fn latency_table() {
+    for p in presets() {
+        if p.l1.bytes == 0 {
+            let mut m = Machine::new(p, p.max_threads()).unwrap();
+            let cold = m.access(0, 1, false, 0);
+            let warm = m.access(0, 1, false, 1000);
+            eprintln!("{:14} uncached: LLC miss {cold}, LLC hit {warm}", p.name);
+            continue;
+        }
+        let (l1, l2, remote, mem) = ladder(p.name);
+        let mut m = Machine::new(p, p.max_threads()).unwrap();
+        let n = p.max_threads();
+        let avg = (0..n).map(|t| m.msg_latency(0, t) as f64).sum::<f64>() / n as f64;
+        // Averages over thread pairs on different tiles, at the chip's full size.
+        let per_tile = p.cores_per_tile * p.threads_per_core;
+        let (mut rsum, mut msum, mut k) = (0u64, 0u64, 0u64);
+        for a in (0..n).step_by(per_tile) {
+            for b in (0..n).step_by(per_tile).filter(|&b| b != a) {
+                k += 1;
+                let line = (1 << 40) + k;
+                msum += m.access(a, line, false, k * 1000) as u64;
+                rsum += m.access(b, line, false, k * 1000 + 500) as u64;
+            }
+        }
+        let k = k.max(1) as f64;
+        eprintln!(
+            "{:14} L1 {l1:3}  L2 {l2:3}  remote {remote:3} (avg {:5.1})  memory {mem:3} (avg {:5.1})  avg msg {avg:.1}",
+            p.name,
+            rsum as f64 / k,
+            msum as f64 / k
+        );
+    }
+}
+
+#[test]
+fn building_is_cheap() {
+    // The engine builds a machine per run (and a probe): no eager filling.
+    let start = std::time::Instant::now();
+    for _ in 0..10 {
+        let m = Machine::new(preset("adm-cmp-1024").unwrap(), 1024).unwrap();
+        assert_eq!(m.tracked_lines(), 0);
+    }
+    let t = start.elapsed();
+    assert!(t.as_secs_f64() < 5.0, "{t:?}");
+}
