@@ -35,7 +35,7 @@ use super::item::{Frame, Item, Work};
 use super::result::{Bucket, Op};
 use super::run::{Found, Mech, Sim};
 use super::Delivery;
-use finegrain::policy::adm::{hand_to_sleeper, next_report_threshold, route, Action, ManagerNode, Route, Tree};
+use finegrain::policy::adm::{hand_to_sleeper, next_report_threshold, route, Action, ManagerNode, Route, Tree, RECEIVE_BUFFER};
 use finegrain::policy::{split, Adm, Order};
 use std::collections::{BTreeSet, VecDeque};
 
@@ -79,6 +79,9 @@ pub(crate) struct AdmState {
     mail: Vec<VecDeque<Msg>>,
     /// Starving workers asleep (candidates for `hand_to_sleeper`).
     sleepers: BTreeSet<u32>,
+    /// Messages that found their receiver's buffer full (`Poll` only: an
+    /// interrupt empties the buffer as each message arrives).
+    pub overflows: u64,
 }
 
 impl AdmState {
@@ -94,6 +97,7 @@ impl AdmState {
             free: Vec::new(),
             mail: vec![VecDeque::new(); n],
             sleepers: BTreeSet::new(),
+            overflows: 0,
         }
     }
 }
@@ -151,6 +155,17 @@ impl Sim<'_> {
         };
         let to = self.receiver(&m);
         if self.cfg.delivery == Delivery::Poll {
+            if self.adm().mail[to].len() >= RECEIVE_BUFFER {
+                // The receive buffer is full: the overflow handler spills half
+                // of it to memory (ASPLOS 2010, section 3.2), on the
+                // receiver's time.
+                self.adm().overflows += 1;
+                let c = costs::ADM_OVERFLOW;
+                self.charge(to, Bucket::HandlerWorker, c);
+                if !self.w[to].asleep {
+                    self.w[to].debt += c;
+                }
+            }
             self.adm().mail[to].push_back(m);
             if self.w[to].asleep {
                 self.adm().sleepers.remove(&(to as u32));

@@ -29,6 +29,10 @@ pub const ADM_HANDLER: u64 = 50;
 /// ADM: sending one message from registers (`adm_send`; the same paper,
 /// Table 1: a few cycles to fill the send buffer; assumption 5).
 pub const ADM_SEND: u64 = 5;
+/// ADM: the privileged handler that spills half of a full receive buffer to
+/// memory (ASPLOS 2010, section 3.2; assumption: a trap plus eight
+/// four-word stores, 200 cycles).
+pub const ADM_OVERFLOW: u64 = 200;
 /// ULI: a message's payload goes through the cache, at least two
 /// cache-to-cache transfers (the same paper, section 6.3); the handler costs
 /// the same as ADM's plus those transfers, charged by the cache model.

@@ -185,7 +185,9 @@ impl<'g> Sim<'g> {
             tasks_stolen: 0,
             messages: 0,
             events: 0,
-            inv_ipc: 1.0 / cfg.preset.ipc.max(1e-6),
+            // Recorded cycles are the recording core's, scaled to the preset's
+            // core; generated ones are already in the modelled core's cycles.
+            inv_ipc: if g.meta.clock == finegrain::taskgraph::Clock::Synthetic { 1.0 } else { 1.0 / cfg.preset.ipc.max(1e-6) },
             l1_hit,
             m,
         })

@@ -1,0 +1,154 @@
+//! `finegrain sim`: replay a task graph on a modelled many-core chip under
+//! each policy and thread count, and report as `bench` does (a table,
+//! `sim.csv`, `sim.json`, plots), or check the papers' claims (`--claims`),
+//! or compare with measured runs (`--validate`).
+//!
+//! The task graph comes from a trace file (`finegrain record`), from
+//! recording a workload on the spot (`--workload`), or from a generator
+//! (`--synth`). Everything is checked before the first simulation runs.
+
+mod claims;
+mod report;
+mod source;
+mod validate;
+
+use crate::cli::SimArgs;
+use crate::Failure;
+use finegrain_sim::engine::{simulate, Delivery, SimConfig, SimPolicy, SimResult};
+use finegrain_sim::machine::{self, Preset};
+use indicatif::{ProgressBar, ProgressStyle};
+
+pub use report::Row;
+
+/// The default policies: the runtime's six and the static baseline.
+pub const DEFAULT_POLICIES: &str = "ws;adm-central;adm-hier;carbon;sw-hier;pdf;static";
+
+pub fn main(a: &SimArgs) -> Result<bool, Failure> {
+    if a.preset == "help" {
+        print!("{}", report::presets_help());
+        return Ok(true);
+    }
+    if a.synth.as_deref() == Some("help") {
+        print!("{}", source::synth_help());
+        return Ok(true);
+    }
+    let preset = machine::preset(&a.preset).map_err(|e| Failure::Usage(e.to_string()))?;
+    let delivery = delivery(&a.delivery).map_err(Failure::Usage)?;
+    std::fs::create_dir_all(&a.out).map_err(|e| Failure::Usage(format!("cannot create the output directory {}: {e}", a.out.display())))?;
+    if a.claims {
+        return claims::main(a, delivery);
+    }
+    if let Some(results) = &a.validate {
+        return validate::main(a, results);
+    }
+    let policies = policies(a.policies.as_deref()).map_err(Failure::Usage)?;
+    let threads = threads(a.threads.as_deref(), preset).map_err(Failure::Usage)?;
+    let src = source::Source::from_args(a).map_err(Failure::Usage)?;
+    let graph = src.load(a.seed).map_err(Failure::Fatal)?;
+    eprintln!("{}", source::describe(&graph));
+    let configs: Vec<(SimPolicy, usize)> = policies.iter().flat_map(|p| threads.iter().map(move |&t| (p.1.clone(), t))).collect();
+    let bar = progress(configs.len() as u64, "simulating");
+    let mut results = Vec::new();
+    for (p, t) in configs {
+        bar.set_message(format!("{} at {t} threads", p.name()));
+        let mut cfg = SimConfig::new(preset, t, p);
+        cfg.seed = a.seed;
+        cfg.delivery = delivery;
+        let r = simulate(&graph, &cfg).map_err(|e| Failure::Fatal(e.to_string()))?;
+        results.push(r);
+        bar.inc(1);
+    }
+    bar.finish_and_clear();
+    let labels: Vec<String> = policies.iter().map(|p| p.0.clone()).collect();
+    let rows = report::rows(&results, &labels);
+    println!("{}", report::table(&rows, &src.name(), preset));
+    report::write_files(&a.out, &rows, &src.name(), preset, a.no_plots).map_err(Failure::Fatal)?;
+    let events: u64 = results.iter().map(|r| r.events).sum();
+    let wall: f64 = results.iter().map(|r| r.wall_s).sum();
+    eprintln!(
+        "{} simulations, {:.1} M events in {:.2} s: {:.1} M events/s; results in {}",
+        results.len(),
+        events as f64 / 1e6,
+        wall,
+        events as f64 / wall.max(1e-9) / 1e6,
+        a.out.display()
+    );
+    Ok(true)
+}
+
+pub fn delivery(s: &str) -> Result<Delivery, String> {
+    match s {
+        "interrupt" => Ok(Delivery::Interrupt),
+        "poll" => Ok(Delivery::Poll),
+        "uli" => Ok(Delivery::Uli),
+        _ => Err(format!("bad --delivery {s:?}: expected interrupt, poll or uli")),
+    }
+}
+
+/// Labelled simulated policies, `static` beside the runtime's specs.
+pub fn policies(arg: Option<&str>) -> Result<Vec<(String, SimPolicy)>, String> {
+    let texts = crate::specs::split_policy_list(arg.unwrap_or(DEFAULT_POLICIES))?;
+    let mut out: Vec<(String, SimPolicy)> = Vec::new();
+    for label in texts {
+        let p = SimPolicy::parse(&label).map_err(|e| format!("{e} (in {label:?})"))?;
+        if out.iter().any(|(_, q)| q.name() == p.name()) {
+            return Err(format!("policy {label:?} is given twice ({})", p.name()));
+        }
+        out.push((label, p));
+    }
+    Ok(out)
+}
+
+/// Thread counts, each at most the preset's hardware threads; by default 1 and
+/// the powers of two up to the preset's threads (at most 256).
+pub fn threads(arg: Option<&str>, preset: &Preset) -> Result<Vec<usize>, String> {
+    let max = preset.max_threads();
+    let Some(text) = arg else {
+        let top = max.min(256);
+        let mut v: Vec<usize> = std::iter::successors(Some(1usize), |x| Some(x * 2)).take_while(|&x| x < top).collect();
+        v.push(top);
+        v.dedup();
+        return Ok(v);
+    };
+    let mut out = Vec::new();
+    for item in text.split(',').map(str::trim).filter(|s| !s.is_empty()) {
+        match item.parse::<usize>() {
+            Ok(0) => return Err("thread counts must be at least 1 (got 0)".into()),
+            Ok(n) if n > max => {
+                return Err(format!("{n} threads is more than preset {} has ({max} hardware threads)", preset.name));
+            }
+            Ok(n) if !out.contains(&n) => out.push(n),
+            Ok(_) => {}
+            Err(_) => return Err(format!("bad thread count {item:?}: expected a positive integer")),
+        }
+    }
+    if out.is_empty() {
+        return Err("no thread count given".into());
+    }
+    Ok(out)
+}
+
+pub fn progress(len: u64, what: &str) -> ProgressBar {
+    let bar = ProgressBar::new(len);
+    bar.set_style(
+        ProgressStyle::with_template(&format!("{what} {{bar:30}} {{pos}}/{{len}} {{elapsed}} (eta {{eta}}) {{msg}}"))
+            .expect("a valid template"),
+    );
+    bar
+}
+
+/// One simulation with everything given.
+pub fn run_one(
+    g: &finegrain::taskgraph::TaskGraph,
+    preset: &'static Preset,
+    policy: &str,
+    threads: usize,
+    seed: u64,
+    delivery: Delivery,
+) -> Result<SimResult, String> {
+    let p = SimPolicy::parse(policy).map_err(|e| e.to_string())?;
+    let mut cfg = SimConfig::new(preset, threads, p);
+    cfg.seed = seed;
+    cfg.delivery = delivery;
+    simulate(g, &cfg).map_err(|e| e.to_string())
+}
