@@ -156,11 +156,7 @@ impl<'g> Sim<'g> {
                 rng: XorShift::new(seed.next_u64() | 1),
             })
             .collect();
-        let l1_hit = {
-            let mut probe = Machine::new(cfg.preset, n)?;
-            probe.access(0, SCHED_LINES - 1, false, 0);
-            probe.access(0, SCHED_LINES - 1, false, 0)
-        };
+        let l1_hit = cfg.preset.l1.hit_cycles;
         Ok(Sim {
             g,
             n,
