@@ -108,7 +108,7 @@ impl Dist {
         if mean == 0.0 {
             return Ok(Dist::Const(0.0));
         }
-        if !(cv.is_finite() && cv >= 0.0 && cv <= 10.0) {
+        if !(cv.is_finite() && (0.0..=10.0).contains(&cv)) {
             return Err(SimError::Synth(format!("cv {cv} must be between 0 and 10")));
         }
         Ok(match kind {
