@@ -382,3 +382,51 @@ proptest! {
         }
     }
 }
+
+/// `cargo test --release -p finegrain-sim perf_million -- --ignored --nocapture`
+/// prints generation, encode and decode speeds of 1,000,000-task graphs (and
+/// checks the budgets: generation < 2 s, encode and decode < 1 s each).
+#[test]
+#[ignore]
+fn perf_million_tasks() {
+    use std::time::Instant;
+    for spec in [
+        "profile:name=cg,tasks=1M",
+        "profile:name=mergesort,tasks=1M",
+        "profile:name=maxflow,tasks=1M",
+        "profile:name=gtfold,tasks=1M",
+        "profile:name=hashjoin,tasks=1M",
+        "tree:depth=19,dist=lognormal,lines=4",
+        "taskbench:pattern=stencil,width=1000,steps=1000,lines=1",
+        "uts:b0=2000,m=8,q=0.124875",
+    ] {
+        let t0 = Instant::now();
+        let g = synth::generate(spec, 1).unwrap();
+        let gen = t0.elapsed().as_secs_f64();
+        let t0 = Instant::now();
+        let bytes = encode(&g);
+        let enc = t0.elapsed().as_secs_f64();
+        let t0 = Instant::now();
+        let back = decode(&bytes).unwrap();
+        let dec = t0.elapsed().as_secs_f64();
+        assert_eq!(back.tasks.len(), g.tasks.len());
+        let mb = bytes.len() as f64 / 1e6;
+        println!(
+            "{spec:<58} {:>8} tasks {:>8} steps {:>8} runs {:>8} edges | gen {:>6.3} s | {:>6.2} MB, {:>5.2} B/task | enc {:>6.3} s {:>6.0} MB/s | dec {:>6.3} s {:>6.0} MB/s",
+            g.tasks.len(),
+            g.steps.len(),
+            g.lines.len(),
+            g.edges.len(),
+            gen,
+            mb,
+            bytes.len() as f64 / g.tasks.len() as f64,
+            enc,
+            mb / enc,
+            dec,
+            mb / dec
+        );
+        if !cfg!(debug_assertions) && g.tasks.len() <= 1_100_000 {
+            assert!(gen < 2.0 && enc < 1.0 && dec < 1.0, "{spec}: over budget");
+        }
+    }
+}
