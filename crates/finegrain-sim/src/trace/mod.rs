@@ -1,6 +1,6 @@
 //! The trace file format and the synthetic generators.
 //!
-//! - [`format`]: the binary trace format, byte by byte ([`write_trace`],
+//! - [`format`](mod@format): the binary trace format, byte by byte ([`write_trace`],
 //!   [`read_trace`], and [`save`]/[`load`] for files);
 //! - [`synth`]: generators of synthetic task graphs (Task Bench patterns,
 //!   fork-join trees, loops, UTS, and profiles of the ADM paper's workloads),

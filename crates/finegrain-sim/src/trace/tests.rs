@@ -60,11 +60,8 @@ fn out_of_order() -> TaskGraph {
     g.meta.clock = Clock::NominalNs;
     g.meta.cycles_per_ns = f64::MIN_POSITIVE;
     g.latches = 3;
-    g.lines = vec![
-        Lines { first: 5, count: 1, write: false },
-        Lines { first: u64::MAX, count: 1, write: true },
-        Lines { first: 0, count: 0, write: true },
-    ];
+    g.lines =
+        vec![Lines { first: 5, count: 1, write: false }, Lines { first: u64::MAX, count: 1, write: true }, Lines { first: 0, count: 0, write: true }];
     g.steps = vec![
         Step::Work { cycles: 3, lines: (1, 3) },
         Step::Spawn { task: 2 },

@@ -11,7 +11,7 @@
 
 use super::{built, check_tasks, meta, synth_err, Dist, Params, Rng};
 use crate::SimError;
-use finegrain::taskgraph::{Builder, LoopId, Lines, TaskGraph};
+use finegrain::taskgraph::{Builder, Lines, LoopId, TaskGraph};
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct LoopParams {

@@ -315,9 +315,7 @@ fn parse(spec: &str) -> Result<Params<'_>, SimError> {
         .ok_or_else(|| synth_err(format!("unknown generator {name:?} in {spec:?}; generators: {}", names())))?;
     let mut kv: Vec<(&str, &str)> = Vec::new();
     for part in rest.split(',').map(str::trim).filter(|p| !p.is_empty()) {
-        let (k, v) = part
-            .split_once('=')
-            .ok_or_else(|| synth_err(format!("{name}: {part:?} is not key=value (keys: {})", gen.keys.join(", "))))?;
+        let (k, v) = part.split_once('=').ok_or_else(|| synth_err(format!("{name}: {part:?} is not key=value (keys: {})", gen.keys.join(", "))))?;
         let (k, v) = (k.trim(), v.trim());
         if !gen.keys.contains(&k) {
             return Err(synth_err(format!("{name}: unknown key {k:?}; keys: {}", gen.keys.join(", "))));

@@ -26,15 +26,8 @@ use crate::SimError;
 use finegrain::taskgraph::{Builder, Lines, Step, TaskGraph, TaskId, TaskKind};
 
 /// The profiles: name and Table 4's mean task length in cycles.
-pub const PROFILES: [(&str, f64); 7] = [
-    ("canneal", 4900.0),
-    ("mergesort", 3900.0),
-    ("maxflow", 674.0),
-    ("ced", 419.0),
-    ("cg", 976.0),
-    ("gtfold", 14800.0),
-    ("hashjoin", 1600.0),
-];
+pub const PROFILES: [(&str, f64); 7] =
+    [("canneal", 4900.0), ("mergesort", 3900.0), ("maxflow", 674.0), ("ced", 419.0), ("cg", 976.0), ("gtfold", 14800.0), ("hashjoin", 1600.0)];
 
 const CV: f64 = 0.5;
 /// gtfold: share of long cells and how much longer they are.

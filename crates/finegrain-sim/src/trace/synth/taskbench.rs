@@ -50,19 +50,8 @@ pub enum Pattern {
     RandomNearest { radix: u32 },
 }
 
-pub const NAMES: [&str; 11] = [
-    "trivial",
-    "no_comm",
-    "stencil_1d",
-    "stencil_1d_periodic",
-    "dom",
-    "tree",
-    "fft",
-    "all_to_all",
-    "nearest",
-    "spread",
-    "random_nearest",
-];
+pub const NAMES: [&str; 11] =
+    ["trivial", "no_comm", "stencil_1d", "stencil_1d_periodic", "dom", "tree", "fft", "all_to_all", "nearest", "spread", "random_nearest"];
 
 impl Pattern {
     /// Parse a pattern name (`_` or `-`; `stencil` means `stencil_1d`).
@@ -88,10 +77,19 @@ impl Pattern {
             Pattern::Nearest { radix } => format!("nearest-{radix}"),
             Pattern::Spread { radix } => format!("spread-{radix}"),
             Pattern::RandomNearest { radix } => format!("random_nearest-{radix}"),
-            p => NAMES[[Pattern::Trivial, Pattern::NoComm, Pattern::Stencil1d, Pattern::Stencil1dPeriodic, Pattern::Dom, Pattern::Tree, Pattern::Fft, Pattern::AllToAll]
-                .iter()
-                .position(|q| *q == p)
-                .unwrap()]
+            p => NAMES[[
+                Pattern::Trivial,
+                Pattern::NoComm,
+                Pattern::Stencil1d,
+                Pattern::Stencil1dPeriodic,
+                Pattern::Dom,
+                Pattern::Tree,
+                Pattern::Fft,
+                Pattern::AllToAll,
+            ]
+            .iter()
+            .position(|q| *q == p)
+            .unwrap()]
             .to_string(),
         }
     }
@@ -172,9 +170,7 @@ impl Pattern {
                 let r = radix as u64;
                 if r > 0 {
                     let h = super::mix(seed ^ super::mix(t.wrapping_mul(0x9e37_79b9_7f4a_7c15) ^ i));
-                    out.extend(
-                        (i.saturating_sub(r / 2)..=(i + (r - 1) / 2).min(w - 1)).filter(|&j| j == i || super::mix(h ^ j) & 1 == 1),
-                    );
+                    out.extend((i.saturating_sub(r / 2)..=(i + (r - 1) / 2).min(w - 1)).filter(|&j| j == i || super::mix(h ^ j) & 1 == 1));
                 }
             }
         }

@@ -115,10 +115,7 @@ fn task_bench_graphs() {
     let g = generate("taskbench:pattern=stencil,width=4,steps=2,lines=2", 0).unwrap();
     let t = 1 + 4 + 1;
     let Step::Work { lines, .. } = g.steps_of(t)[0] else { panic!() };
-    assert_eq!(
-        g.lines_of(lines),
-        [Lines { first: 0, count: 6, write: false }, Lines { first: 10, count: 2, write: true }]
-    );
+    assert_eq!(g.lines_of(lines), [Lines { first: 0, count: 6, write: false }, Lines { first: 10, count: 2, write: true }]);
     assert_eq!(g.tasks[t as usize].preds, 3);
 }
 

@@ -83,11 +83,7 @@ impl Gen {
     fn node(&mut self, t: TaskId, h: u32, lo: u64) {
         let lpl = self.p.lines as u64;
         let nl = self.leaves;
-        let range = |arr: u32, lo: u64, n: u64, write: bool| Lines {
-            first: (arr as u64 % 2) * nl * lpl + lo * lpl,
-            count: (n * lpl) as u32,
-            write,
-        };
+        let range = |arr: u32, lo: u64, n: u64, write: bool| Lines { first: (arr as u64 % 2) * nl * lpl + lo * lpl, count: (n * lpl) as u32, write };
         if h == 0 {
             let c = self.p.leaf.sample(&mut self.rng);
             let fp = if lpl > 0 { vec![range(0, lo, 1, true)] } else { vec![] };

@@ -44,10 +44,7 @@ impl UtsParams {
             return Err(synth_err(format!("uts: max {} must be between 1 and {MAX_TASKS}", self.max)));
         }
         if self.m as f64 * self.q >= 1.0 {
-            return Err(synth_err(format!(
-                "uts: m·q = {} must be below 1 (else the expected tree is infinite)",
-                self.m as f64 * self.q
-            )));
+            return Err(synth_err(format!("uts: m·q = {} must be below 1 (else the expected tree is infinite)", self.m as f64 * self.q)));
         }
         Ok(())
     }
