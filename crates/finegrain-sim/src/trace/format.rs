@@ -82,8 +82,13 @@
 //!
 //! Every count is checked against the bytes left in its section before any
 //! allocation (each element takes at least one byte), every varint against
-//! overflow, every tag, every delta against the `u32` range, and the decoded
-//! graph with [`TaskGraph::validate`]. Errors are [`SimError::Trace`] with the
+//! overflow, every tag, every delta against the `u32` range. The ranges must
+//! not overlap: the tasks' step ranges may cover at most all the steps, their
+//! edge ranges all the edges, the work steps' line ranges all the runs, and
+//! the loops' leaves all the tasks (what [`finegrain::taskgraph::Builder`]
+//! makes), so that a small file cannot make the checks or a replay walk the
+//! same data over and over. Last, the decoded graph must pass
+//! [`TaskGraph::validate`]. Errors are [`SimError::Trace`] with the
 //! byte offset where the problem was found.
 
 use crate::SimError;
@@ -641,6 +646,19 @@ pub fn decode(b: &[u8]) -> Result<TaskGraph, SimError> {
     if latches > (tasks.len() + steps.len()) as u64 {
         return Err(bad(format!("{latches} latches, more than tasks + steps ({})", tasks.len() + steps.len())));
     }
+    // Ranges that overlap would let a small file make `validate` (and a
+    // replay) walk the same steps, edges, lines or leaves again and again.
+    let covered = |what: &str, n: u64, len: usize| -> Result<(), SimError> {
+        if n > len as u64 {
+            return Err(bad(format!("{what} cover {n} in all, more than the {len} in the file (ranges must not overlap)")));
+        }
+        Ok(())
+    };
+    covered("tasks' step ranges", tasks.iter().map(|t| (t.steps.1 - t.steps.0) as u64).sum(), steps.len())?;
+    covered("tasks' edge ranges", tasks.iter().map(|t| (t.succs.1 - t.succs.0) as u64).sum(), edges.len())?;
+    let runs = steps.iter().map(|s| if let Step::Work { lines: (a, b), .. } = *s { (b - a) as u64 } else { 0 }).sum();
+    covered("work steps' line runs", runs, lines.len())?;
+    covered("loops' leaves", loops.iter().map(|l| l.leaves as u64).sum(), tasks.len())?;
     let g = TaskGraph { meta, tasks, steps, lines, edges, loops, latches: latches as u32 };
     g.validate().map_err(|e| bad(e.to_string()))?;
     Ok(g)

@@ -53,32 +53,37 @@ fn every_feature() -> TaskGraph {
     b.finish().unwrap()
 }
 
-/// A graph whose ranges are not laid out in task order (shared and moved
-/// steps, lines and edges): exercises the format's explicit starts.
+/// A graph whose ranges are not laid out in task order (moved steps, lines
+/// and edges): exercises the format's explicit starts.
 fn out_of_order() -> TaskGraph {
     let mut g = TaskGraph::new(meta("", ""));
     g.meta.clock = Clock::NominalNs;
     g.meta.cycles_per_ns = f64::MIN_POSITIVE;
     g.latches = 3;
-    g.lines =
-        vec![Lines { first: 5, count: 1, write: false }, Lines { first: u64::MAX, count: 1, write: true }, Lines { first: 0, count: 0, write: true }];
+    g.lines = vec![
+        Lines { first: 5, count: 1, write: false },
+        Lines { first: u64::MAX, count: 1, write: true },
+        Lines { first: 0, count: 0, write: true },
+        Lines { first: 1 << 63, count: 7, write: false },
+    ];
     g.steps = vec![
         Step::Work { cycles: 3, lines: (1, 3) },
         Step::Spawn { task: 2 },
         Step::Spawn { task: 1 },
         Step::Wait { latch: 2 },
-        Step::Work { cycles: 0, lines: (0, 2) },
         Step::Loop { id: 1 },
         Step::Loop { id: 0 },
+        Step::Work { cycles: 0, lines: (0, 1) },
+        Step::Work { cycles: u64::MAX, lines: (3, 4) },
     ];
     g.edges = vec![4, 4];
     g.tasks = vec![
-        Task { kind: TaskKind::Synthetic, steps: (1, 7), latch: None, succs: (0, 0), preds: 0 },
+        Task { kind: TaskKind::Synthetic, steps: (1, 6), latch: None, succs: (2, 2), preds: 0 },
         Task { kind: TaskKind::Scope, steps: (0, 1), latch: Some(2), succs: (1, 2), preds: 0 },
-        Task { kind: TaskKind::Phase, steps: (4, 5), latch: Some(0), succs: (0, 1), preds: 0 },
-        Task { kind: TaskKind::LoopLeaf, steps: (0, 1), latch: None, succs: (2, 2), preds: 0 },
+        Task { kind: TaskKind::Phase, steps: (6, 7), latch: Some(0), succs: (0, 1), preds: 0 },
+        Task { kind: TaskKind::LoopLeaf, steps: (7, 8), latch: None, succs: (2, 2), preds: 0 },
         Task { kind: TaskKind::Node, steps: (0, 0), latch: Some(2), succs: (2, 2), preds: 2 },
-        Task { kind: TaskKind::LoopLeaf, steps: (4, 5), latch: None, succs: (0, 0), preds: 0 },
+        Task { kind: TaskKind::LoopLeaf, steps: (8, 8), latch: None, succs: (0, 0), preds: 0 },
     ];
     g.loops = vec![Loop { first_leaf: 5, leaves: 1, grain: 0, iterations: u64::MAX }, Loop { first_leaf: 3, leaves: 1, grain: 9, iterations: 9 }];
     g.validate().unwrap();
@@ -234,6 +239,15 @@ fn hostile_sections_are_errors_not_panics_or_huge_allocations() {
     secs[5] = vec![0];
     let m = msg(decode(&assemble(&secs, VERSION)));
     assert!(m.contains("malformed task graph") && m.contains("spawns task 9"), "{m}");
+    // Overlapping ranges: two tasks sharing a step, runs shared by work steps.
+    let mut g = out_of_order();
+    g.tasks[4].steps = (0, 1);
+    g.validate().unwrap();
+    assert!(msg(decode(&encode(&g))).contains("ranges must not overlap"));
+    let mut g = out_of_order();
+    g.steps[6] = Step::Work { cycles: 0, lines: (0, 3) };
+    g.validate().unwrap();
+    assert!(msg(decode(&encode(&g))).contains("line runs cover 6"));
     // Absurd latch counts.
     let mut m0 = good[0].clone();
     m0.pop();
