@@ -421,9 +421,12 @@ fn perf_million_tasks() {
         let back = decode(&bytes).unwrap();
         let dec = t0.elapsed().as_secs_f64();
         assert_eq!(back.tasks.len(), g.tasks.len());
+        let t0 = Instant::now();
+        g.validate().unwrap();
+        let val = t0.elapsed().as_secs_f64();
         let mb = bytes.len() as f64 / 1e6;
         println!(
-            "{spec:<58} {:>8} tasks {:>8} steps {:>8} runs {:>8} edges | gen {:>6.3} s | {:>6.2} MB, {:>5.2} B/task | enc {:>6.3} s {:>6.0} MB/s | dec {:>6.3} s {:>6.0} MB/s",
+            "{spec:<58} {:>8} tasks {:>8} steps {:>8} runs {:>8} edges | gen {:>6.3} s | {:>6.2} MB, {:>5.2} B/task | enc {:>6.3} s {:>6.0} MB/s | dec {:>6.3} s {:>6.0} MB/s (validate alone {:.3} s)",
             g.tasks.len(),
             g.steps.len(),
             g.lines.len(),
@@ -434,7 +437,8 @@ fn perf_million_tasks() {
             enc,
             mb / enc,
             dec,
-            mb / dec
+            mb / dec,
+            val
         );
         if !cfg!(debug_assertions) && g.tasks.len() <= 1_100_000 {
             assert!(gen < 2.0 && enc < 1.0 && dec < 1.0, "{spec}: over budget");
