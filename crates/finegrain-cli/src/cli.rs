@@ -24,6 +24,8 @@ pub enum Command {
     Bench(BenchArgs),
     /// Measure METG(50%), Task Bench's minimum effective task granularity, per policy.
     Metg(MetgArgs),
+    /// Simulate a recorded or generated task graph on a modelled many-core chip under each policy.
+    Sim(SimArgs),
 }
 
 #[derive(Args, Debug, Clone)]
@@ -120,4 +122,47 @@ pub struct MetgArgs {
     /// Skip the SVG/PNG plots.
     #[arg(long)]
     pub no_plots: bool,
+}
+
+#[derive(Args, Debug, Clone)]
+pub struct SimArgs {
+    /// A trace written by `finegrain record`.
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["workload", "synth"])]
+    pub trace: Option<PathBuf>,
+    /// Record this workload now (at --size) and simulate it.
+    #[arg(long, value_name = "NAME", conflicts_with = "synth")]
+    pub workload: Option<String>,
+    /// A synthetic task graph, e.g. `tree:depth=16,leaf=2000` (`--synth help` lists the generators).
+    #[arg(long, value_name = "SPEC")]
+    pub synth: Option<String>,
+    /// Input size of --workload: test, small or full.
+    #[arg(long, default_value = "small")]
+    pub size: String,
+    /// Seed of the workload's input or the generator, and of the simulated victims.
+    #[arg(long, default_value_t = 42)]
+    pub seed: u64,
+    /// Machine preset (`--preset help` lists them).
+    #[arg(long, default_value = "adm-cmp")]
+    pub preset: String,
+    /// Comma-separated thread counts (default: 1 and powers of two up to the preset's threads, at most 256).
+    #[arg(long, value_name = "LIST")]
+    pub threads: Option<String>,
+    /// Policy specs separated by commas or `;`, as for `bench`, plus `static` (default: ws, adm-central, adm-hier, carbon, sw-hier, pdf, static).
+    #[arg(long, value_name = "SPECS")]
+    pub policies: Option<String>,
+    /// How ADM's messages are handled: interrupt (the paper), poll (today's runtime) or uli.
+    #[arg(long, default_value = "interrupt")]
+    pub delivery: String,
+    /// Output directory for sim.csv, sim.json and the plots (created if missing).
+    #[arg(long, default_value = "results/sim")]
+    pub out: PathBuf,
+    /// Skip the SVG/PNG plots.
+    #[arg(long)]
+    pub no_plots: bool,
+    /// Check the many-core claims of the papers (docs/simulation.md) instead of one sweep.
+    #[arg(long)]
+    pub claims: bool,
+    /// Compare simulated speedups (on host-2 unless --preset says otherwise) with a `finegrain bench` results.csv.
+    #[arg(long, value_name = "RESULTS_CSV")]
+    pub validate: Option<PathBuf>,
 }

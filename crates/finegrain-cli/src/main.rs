@@ -15,6 +15,7 @@ mod peers;
 mod plot;
 mod pools;
 mod sample;
+mod sim;
 mod specs;
 mod text_table;
 
@@ -39,6 +40,7 @@ fn main() -> ExitCode {
         }),
         cli::Command::Bench(a) => bench::main(a),
         cli::Command::Metg(a) => metg::main(a),
+        cli::Command::Sim(a) => sim::main(a),
     };
     match result {
         Ok(true) => ExitCode::SUCCESS,

@@ -343,7 +343,8 @@ fn figure(curves: &[Curve], s: &Setup, a: &MetgArgs) -> Curves {
         y_desc: "efficiency (% of best throughput)".into(),
         series,
         panels,
-        threshold: 100.0 * analysis::THRESHOLD,
+        threshold: Some(100.0 * analysis::THRESHOLD),
+        y_percent: true,
     }
 }
 

@@ -15,7 +15,9 @@ pub struct Curves {
     pub series: Vec<String>,
     pub panels: Vec<CurvePanel>,
     /// A horizontal line at this y (the efficiency threshold, in percent).
-    pub threshold: f64,
+    pub threshold: Option<f64>,
+    /// The y axis is a percentage starting at 100% (else a plain number from 0).
+    pub y_percent: bool,
 }
 
 pub struct CurvePanel {
@@ -57,7 +59,9 @@ impl Figure for Curves {
             self.draw_panel(panel, &area)?;
         }
         let mut entries: Vec<(String, Mark)> = self.series.iter().enumerate().map(|(i, s)| (s.clone(), Mark::Box(palette::series(i)))).collect();
-        entries.push((format!("{}% efficiency", self.threshold), Mark::Line(palette::FAINT, true)));
+        if let Some(t) = self.threshold {
+            entries.push((format!("{t}% efficiency"), Mark::Line(palette::FAINT, true)));
+        }
         draw_legend(&legend, "curves", &entries)
     }
 }
@@ -67,7 +71,9 @@ impl Curves {
         let xs = panel.curves.iter().flat_map(|c| c.1.iter().map(|p| p.0)).filter(|x| *x > 0.0);
         let (lo, hi) = xs.fold((f64::MAX, f64::MIN), |(lo, hi), x| (lo.min(x), hi.max(x)));
         let (lo, hi) = if lo <= hi { (lo / 1.5, hi * 1.5) } else { (0.1, 1000.0) };
-        let top = panel.curves.iter().flat_map(|c| c.1.iter().map(|p| p.1)).fold(100.0f64, f64::max) * 1.08;
+        let floor = if self.y_percent { 100.0 } else { 1.0 };
+        let top = panel.curves.iter().flat_map(|c| c.1.iter().map(|p| p.1)).fold(floor, f64::max) * 1.08;
+        let percent = self.y_percent;
         let mut chart = ChartBuilder::on(area)
             .caption(&panel.title, (FAMILY, 18).into_font().color(&palette::INK))
             .margin(12)
@@ -88,13 +94,15 @@ impl Curves {
                     format!("{x:.2}")
                 }
             })
-            .y_label_formatter(&|y| format!("{y:.0}%"))
+            .y_label_formatter(&|y| if percent { format!("{y:.0}%") } else { format!("{y:.0}") })
             .label_style((FAMILY, 13).into_font().color(&palette::INK))
             .axis_desc_style((FAMILY, 15).into_font().color(&palette::INK))
             .draw()
             .map_err(err)?;
-        let line = DashedLineSeries::new([(lo, self.threshold), (hi, self.threshold)], 8, 5, palette::FAINT.stroke_width(2));
-        chart.draw_series(line).map_err(err)?;
+        if let Some(t) = self.threshold {
+            let line = DashedLineSeries::new([(lo, t), (hi, t)], 8, 5, palette::FAINT.stroke_width(2));
+            chart.draw_series(line).map_err(err)?;
+        }
         for (i, points) in &panel.curves {
             let color = palette::series(*i);
             chart.draw_series(LineSeries::new(points.iter().copied(), color.stroke_width(2))).map_err(err)?;

@@ -26,7 +26,7 @@ fn graph(workload: &str, a: &SimArgs) -> Result<TaskGraph, String> {
         return finegrain_sim::trace::synth::generate(spec, a.seed).map_err(|e| e.to_string());
     }
     let size = crate::specs::size(&a.size)?;
-    crate::record::record_workload(workload, size, a.seed).map(|(g, _)| g)
+    super::source::record_workload(workload, size, a.seed).map(|(g, _)| g)
 }
 
 fn sim(g: &TaskGraph, p: &'static Preset, policy: &str, threads: usize, a: &SimArgs, d: Delivery) -> Result<SimResult, String> {

@@ -18,7 +18,6 @@ use finegrain_sim::engine::{simulate, Delivery, SimConfig, SimPolicy, SimResult}
 use finegrain_sim::machine::{self, Preset};
 use indicatif::{ProgressBar, ProgressStyle};
 
-pub use report::Row;
 
 /// The default policies: the runtime's six and the static baseline.
 pub const DEFAULT_POLICIES: &str = "ws;adm-central;adm-hier;carbon;sw-hier;pdf;static";

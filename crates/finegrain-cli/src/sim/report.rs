@@ -74,7 +74,7 @@ pub fn rows(results: &[SimResult], labels: &[String]) -> Vec<Row> {
 /// Misses at L1, L2, L3, DRAM accesses and network flit-hops of a run.
 pub fn mem(r: &SimResult) -> [f64; 5] {
     let s = &r.mem;
-    [s.l1.misses as f64, s.l2.misses as f64, s.l3.misses as f64, s.dram_accesses as f64, s.flit_hops as f64]
+    [s.l1.misses as f64, s.l2.misses as f64, s.l3.misses as f64, (s.dram_reads + s.dram_writes) as f64, s.flit_hops as f64]
 }
 
 fn pct(x: f64) -> String {

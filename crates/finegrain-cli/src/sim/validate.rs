@@ -60,7 +60,7 @@ pub fn main(a: &SimArgs, results: &Path) -> Result<bool, Failure> {
         let t1 = median(&mut one.clone());
         if !graphs.contains_key(&(w.clone(), size.clone())) {
             let sz = crate::specs::size(size).map_err(usage)?;
-            let g = crate::record::record_workload(w, sz, a.seed).map_err(Failure::Fatal)?.0;
+            let g = super::source::record_workload(w, sz, a.seed).map_err(Failure::Fatal)?.0;
             graphs.insert((w.clone(), size.clone()), g);
         }
         let g = &graphs[&(w.clone(), size.clone())];

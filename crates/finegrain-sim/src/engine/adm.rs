@@ -82,6 +82,8 @@ pub(crate) struct AdmState {
     /// Messages that found their receiver's buffer full (`Poll` only: an
     /// interrupt empties the buffer as each message arrives).
     pub overflows: u64,
+    /// Interrupts: when each worker's current handler ends.
+    handler_busy: Vec<u64>,
 }
 
 impl AdmState {
@@ -98,6 +100,7 @@ impl AdmState {
             mail: vec![VecDeque::new(); n],
             sleepers: BTreeSet::new(),
             overflows: 0,
+            handler_busy: vec![0; n],
         }
     }
 }
@@ -148,12 +151,25 @@ impl Sim<'_> {
     }
 
     pub(crate) fn adm_deliver(&mut self, slot: u32, at: u64) {
+        let to = {
+            let m = self.adm().msgs[slot as usize].expect("a live message");
+            self.receiver(&m)
+        };
+        // One core runs one handler at a time: a message arriving while the
+        // receiver's previous handler runs waits for it (so a busy manager
+        // queues its requests, as a central manager does at scale).
+        if self.cfg.delivery != Delivery::Poll {
+            let busy = self.adm().handler_busy[to];
+            if busy > at {
+                self.schedule_msg(busy, slot);
+                return;
+            }
+        }
         let m = {
             let s = self.adm();
             s.free.push(slot);
             s.msgs[slot as usize].take().expect("a live message")
         };
-        let to = self.receiver(&m);
         if self.cfg.delivery == Delivery::Poll {
             if self.adm().mail[to].len() >= RECEIVE_BUFFER {
                 // The receive buffer is full: the overflow handler spills half
@@ -180,6 +196,7 @@ impl Sim<'_> {
         }
         let (c, bucket) = self.handle(to, m, at_recv);
         let c = c + (at_recv - at);
+        self.adm().handler_busy[to] = at + c;
         self.charge(to, bucket, c);
         if !self.w[to].asleep {
             self.w[to].debt += c;

@@ -148,3 +148,17 @@ fn every_worker_time_is_accounted_for() {
     }
 }
 
+
+#[test]
+fn a_manager_tree_serves_every_partition() {
+    // 32 workers under radix 8: two levels of managers. Every worker must get
+    // work (a burst into a partition used to leave the root believing a steal
+    // for it still in flight, so half the chip idled).
+    let g = crate::trace::synth::generate("tree:depth=12,leaf=2000,inline=1", 42).unwrap();
+    let cfg = SimConfig::new(preset("adm-cmp").unwrap(), 32, SimPolicy::parse("adm-hier").unwrap());
+    let mut sim = super::run::Sim::new(&g, &cfg).unwrap();
+    sim.run().unwrap();
+    for (i, w) in sim.w.iter().enumerate() {
+        assert!(w.buckets[super::Bucket::Task as usize] > 0, "worker {i} ran nothing");
+    }
+}

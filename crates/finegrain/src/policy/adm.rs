@@ -360,7 +360,16 @@ impl ManagerNode {
                 k = k.min(self.burst);
             }
             self.counts[v] -= k;
-            self.asked[s] = true;
+            // A worker's steal is in flight until its STEALER_UPDATE. A steal
+            // into a partition is not tracked: the partition's manager may
+            // spread the burst among its workers at once, leaving its own
+            // report (zero, starving) unchanged, so no message would ever
+            // clear the flag and the partition would never be served again
+            // (found by the simulator at 32 threads, radix 8). Until the
+            // partition reports work, a later decision may pair it again;
+            // the victim's believed count shrinks by `k` each time, so this
+            // is bounded.
+            self.asked[s] = self.level == 0;
             out.push(Action::Steal {
                 victim: self.children.start + v,
                 stealer_first: tree.child_first_worker(self.level, self.children.start + s),
@@ -524,6 +533,23 @@ pub(crate) static ADM_HIER: Registration = Registration {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_partition_served_once_can_be_served_again() {
+        // 32 workers, radix 8: the root manages four partitions of eight.
+        let tree = Tree::new(32, 8);
+        let mut root = ManagerNode::new(&tree, 1, 0, 8);
+        for p in 1..4 {
+            assert!(root.on_update(&tree, p, 0, true).iter().all(|a| !matches!(a, Action::Steal { .. })));
+        }
+        let first = root.on_update(&tree, 0, 4, false);
+        assert!(first.contains(&Action::Steal { victim: 0, stealer_first: 16, k: 1 }), "{first:?}");
+        // Partition 2 spreads its one task inside at once; its report
+        // (nothing, starving) does not change, so it sends none. When
+        // partition 0 reports more work, partition 2 is served again.
+        let later = root.on_update(&tree, 0, 16, false);
+        assert!(later.iter().any(|a| matches!(a, Action::Steal { stealer_first: 16, .. })), "{later:?}");
+    }
 
     #[test]
     fn tree_shape() {
