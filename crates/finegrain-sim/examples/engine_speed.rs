@@ -47,7 +47,14 @@ fn main() {
     let bytes = g.tasks.len() * std::mem::size_of::<finegrain::taskgraph::Task>()
         + g.steps.len() * std::mem::size_of::<Step>()
         + g.lines.len() * std::mem::size_of::<Lines>();
-    println!("{} tasks, {} steps, {} line runs, {:.0} MB, built in {:.2} s", g.tasks.len(), g.steps.len(), g.lines.len(), bytes as f64 / 1e6, t0.elapsed().as_secs_f64());
+    println!(
+        "{} tasks, {} steps, {} line runs, {:.0} MB, built in {:.2} s",
+        g.tasks.len(),
+        g.steps.len(),
+        g.lines.len(),
+        bytes as f64 / 1e6,
+        t0.elapsed().as_secs_f64()
+    );
     for p in ["ws", "adm-hier", "carbon", "pdf"] {
         let cfg = SimConfig::new(preset("adm-cmp").unwrap(), 256, SimPolicy::parse(p).unwrap());
         let r = simulate(&g, &cfg).unwrap();

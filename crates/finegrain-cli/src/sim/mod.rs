@@ -18,7 +18,6 @@ use finegrain_sim::engine::{simulate, Delivery, SimConfig, SimPolicy, SimResult}
 use finegrain_sim::machine::{self, Preset};
 use indicatif::{ProgressBar, ProgressStyle};
 
-
 /// The default policies: the runtime's six and the static baseline.
 pub const DEFAULT_POLICIES: &str = "ws;adm-central;adm-hier;carbon;sw-hier;pdf;static";
 
@@ -130,8 +129,7 @@ pub fn threads(arg: Option<&str>, preset: &Preset) -> Result<Vec<usize>, String>
 pub fn progress(len: u64, what: &str) -> ProgressBar {
     let bar = ProgressBar::new(len);
     bar.set_style(
-        ProgressStyle::with_template(&format!("{what} {{bar:30}} {{pos}}/{{len}} {{elapsed}} (eta {{eta}}) {{msg}}"))
-            .expect("a valid template"),
+        ProgressStyle::with_template(&format!("{what} {{bar:30}} {{pos}}/{{len}} {{elapsed}} (eta {{eta}}) {{msg}}")).expect("a valid template"),
     );
     bar
 }

@@ -128,7 +128,15 @@ pub fn table(rows: &[Row], source: &str, preset: &Preset) -> String {
 pub fn presets_help() -> String {
     let mut s = String::from("machine presets for --preset:\n");
     for p in presets() {
-        s.push_str(&format!("  {:<16} {:>5} threads  {}\n  {:<16} {:>5}          source: {}\n", p.name, p.max_threads(), p.summary, "", "", p.source));
+        s.push_str(&format!(
+            "  {:<16} {:>5} threads  {}\n  {:<16} {:>5}          source: {}\n",
+            p.name,
+            p.max_threads(),
+            p.summary,
+            "",
+            "",
+            p.source
+        ));
     }
     s
 }
@@ -150,13 +158,16 @@ pub fn write_files(dir: &Path, rows: &[Row], source: &str, preset: &Preset, no_p
     let mut header = vec!["policy", "spec", "threads", "makespan_cycles", "speedup"].into_iter().map(String::from).collect::<Vec<_>>();
     header.extend(Bucket::ALL.iter().map(|b| format!("share_{}", b.name())));
     header.extend(Op::ALL.iter().map(|o| format!("cycles_per_{}", o.name())));
-    header.extend(
-        ["tasks_run", "stolen_pct", "messages", "l1_mpki", "l2_mpki", "l3_mpki", "dram_pki", "flit_hops_pki", "events"]
-            .map(String::from),
-    );
+    header.extend(["tasks_run", "stolen_pct", "messages", "l1_mpki", "l2_mpki", "l3_mpki", "dram_pki", "flit_hops_pki", "events"].map(String::from));
     w.write_record(&header).map_err(|e| e.to_string())?;
     for r in rows {
-        let mut rec = vec![r.policy.clone(), r.spec.clone(), r.threads.to_string(), r.makespan_cycles.to_string(), r.speedup.map_or(String::new(), |s| format!("{s:.4}"))];
+        let mut rec = vec![
+            r.policy.clone(),
+            r.spec.clone(),
+            r.threads.to_string(),
+            r.makespan_cycles.to_string(),
+            r.speedup.map_or(String::new(), |s| format!("{s:.4}")),
+        ];
         rec.extend(r.shares.iter().map(|(_, v)| format!("{v:.5}")));
         rec.extend(r.op_cycles.iter().map(|(_, v, _)| format!("{v:.1}")));
         rec.extend([

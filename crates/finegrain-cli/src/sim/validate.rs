@@ -32,7 +32,9 @@ pub fn main(a: &SimArgs, results: &Path) -> Result<bool, Failure> {
     let usage = Failure::Usage;
     let mut rd = csv::Reader::from_path(results).map_err(|e| usage(format!("cannot read {}: {e}", results.display())))?;
     let headers = rd.headers().map_err(|e| usage(format!("{}: {e}", results.display())))?.clone();
-    let col = |name: &str| headers.iter().position(|h| h == name).ok_or_else(|| usage(format!("{}: no column {name:?} (not a bench results.csv?)", results.display())));
+    let col = |name: &str| {
+        headers.iter().position(|h| h == name).ok_or_else(|| usage(format!("{}: no column {name:?} (not a bench results.csv?)", results.display())))
+    };
     let (cw, cs, cr, cp, ct, ctime) = (col("workload")?, col("size")?, col("runtime")?, col("policy")?, col("threads")?, col("time_ns")?);
     // (workload, size, policy) -> threads -> times
     let mut times: BTreeMap<(String, String, String), BTreeMap<usize, Vec<u64>>> = BTreeMap::new();
@@ -75,7 +77,14 @@ pub fn main(a: &SimArgs, results: &Path) -> Result<bool, Failure> {
             let err = simulated / measured - 1.0;
             errors.push(err.abs());
             let short = policy.split(':').next().unwrap_or(policy);
-            t.push(vec![w.clone(), short.into(), threads.to_string(), format!("{measured:.2}"), format!("{simulated:.2}"), format!("{:+.0}%", 100.0 * err)]);
+            t.push(vec![
+                w.clone(),
+                short.into(),
+                threads.to_string(),
+                format!("{measured:.2}"),
+                format!("{simulated:.2}"),
+                format!("{:+.0}%", 100.0 * err),
+            ]);
             let _ = writeln!(md, "| {w} | {short} | {threads} | {measured:.2} | {simulated:.2} | {:+.0}% |", 100.0 * err);
         }
         bar.inc(1);

@@ -285,8 +285,10 @@ impl Sim<'_> {
         let mut c = costs::ADM_HANDLER;
         match m {
             ToWorker::Steal { stealer, k } => {
-                if self.adm().queues[w].len() < k && self.top_is_splittable_piece(w) && split::adm(true, || true) {
-                    self.split_top_piece(w);
+                if self.adm().queues[w].len() < k && split::adm(true, || true) {
+                    if let Some(i) = self.splittable_piece(w) {
+                        self.split_piece(w, i);
+                    }
                 }
                 let k = k.min(self.adm().queues[w].len());
                 if k == 0 {
@@ -337,9 +339,9 @@ impl Sim<'_> {
         c
     }
 
-    /// Offer the upper half of the loop piece on top of `w`'s stack.
-    fn split_top_piece(&mut self, w: usize) {
-        if let Some(Frame::Piece { lp, next, hi, path }) = self.w[w].stack.last_mut() {
+    /// Offer the upper half of the loop piece at `i` in `w`'s stack.
+    fn split_piece(&mut self, w: usize, i: usize) {
+        if let Frame::Piece { lp, next, hi, path } = &mut self.w[w].stack[i] {
             let mid = *next + (*hi - *next) / 2;
             let paths = path.join();
             let item = Item { work: Work::Piece { lp: *lp, lo: mid, hi: *hi }, path: paths.b, from: w as u32 };
@@ -394,6 +396,8 @@ impl Sim<'_> {
             }
         };
         if let Some(item) = own {
+            // The runtime's `found_work`: the next time it runs dry it reports again.
+            self.adm().starving[w] = false;
             self.op(Op::Dequeue, costs::LOCAL_POP);
             let bucket = Bucket::Dequeue;
             return Found::Got(item, costs::LOCAL_POP, bucket);

@@ -638,8 +638,11 @@ impl<'g> Sim<'g> {
         }
     }
 
-    pub(crate) fn top_is_splittable_piece(&self, w: usize) -> bool {
-        matches!(self.w[w].stack.last(), Some(Frame::Piece { next, hi, .. }) if hi - next >= 2)
+    /// The loop piece nearest the top of `w`'s stack, if it has two leaves
+    /// or more left (the leaf running above it is already taken).
+    pub(crate) fn splittable_piece(&self, w: usize) -> Option<usize> {
+        let i = self.w[w].stack.iter().rposition(|f| matches!(f, Frame::Piece { .. }))?;
+        matches!(self.w[w].stack[i], Frame::Piece { next, hi, .. } if hi - next >= 2).then_some(i)
     }
 
     fn result(&self, wall_s: f64) -> SimResult {

@@ -121,7 +121,6 @@ fn coarse_trees_speed_up() {
     }
 }
 
-
 #[test]
 fn polling_delays_a_steal_by_a_whole_task() {
     // Two long leaves at two threads: with interrupts the idle worker gets the
@@ -147,7 +146,6 @@ fn every_worker_time_is_accounted_for() {
         }
     }
 }
-
 
 #[test]
 fn a_manager_tree_serves_every_partition() {
