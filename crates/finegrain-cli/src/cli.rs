@@ -24,8 +24,26 @@ pub enum Command {
     Bench(BenchArgs),
     /// Measure METG(50%), Task Bench's minimum effective task granularity, per policy.
     Metg(MetgArgs),
+    /// Record a workload's task structure (serially, with its memory footprint) as a trace for `sim`.
+    Record(RecordArgs),
     /// Simulate a recorded or generated task graph on a modelled many-core chip under each policy.
     Sim(SimArgs),
+}
+
+#[derive(Args, Debug, Clone)]
+pub struct RecordArgs {
+    /// The workload (see `finegrain list`).
+    #[arg(long)]
+    pub workload: String,
+    /// Input size: test, small or full.
+    #[arg(long, default_value = "small")]
+    pub size: String,
+    /// Seed of the input generator.
+    #[arg(long, default_value_t = 42)]
+    pub seed: u64,
+    /// The trace file to write.
+    #[arg(long, value_name = "FILE")]
+    pub out: std::path::PathBuf,
 }
 
 #[derive(Args, Debug, Clone)]

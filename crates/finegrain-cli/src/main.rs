@@ -14,6 +14,7 @@ mod metg;
 mod peers;
 mod plot;
 mod pools;
+mod record;
 mod sample;
 mod sim;
 mod specs;
@@ -40,6 +41,7 @@ fn main() -> ExitCode {
         }),
         cli::Command::Bench(a) => bench::main(a),
         cli::Command::Metg(a) => metg::main(a),
+        cli::Command::Record(a) => record::main(a),
         cli::Command::Sim(a) => sim::main(a),
     };
     match result {

@@ -125,6 +125,10 @@ impl<'a> Graph<'a> {
         if let Some(c) = self.find_cycle() {
             return Err(Error::GraphCycle(c));
         }
+        if crate::record::active() {
+            self.run_recorded();
+            return Ok(());
+        }
         crate::pool::current_registry().in_worker(move |wt| {
             let run = GraphRun {
                 nodes: Mutex::new(Vec::with_capacity(self.bodies.len())),
@@ -146,6 +150,50 @@ impl<'a> Graph<'a> {
             run.panic.propagate();
             Ok(())
         })
+    }
+}
+
+impl<'a> Graph<'a> {
+    /// `run` while recording: nodes run serially in a topological order
+    /// (first ready, first run); sources are spawned by the caller, the other
+    /// nodes are released by their edges.
+    #[cold]
+    fn run_recorded(self) {
+        use crate::record;
+        let n = self.bodies.len();
+        let latch = record::new_latch();
+        let ids: Vec<_> = (0..n).map(|_| record::node_task(latch)).collect();
+        let mut succ = vec![Vec::new(); n];
+        let mut indeg = vec![0usize; n];
+        for &(a, b) in &self.edges {
+            record::edge(ids[a], ids[b]);
+            succ[a].push(b);
+            indeg[b] += 1;
+        }
+        let mut ready: std::collections::VecDeque<usize> = (0..n).filter(|&i| indeg[i] == 0).collect();
+        for &s in &ready {
+            record::spawn_existing(ids[s]);
+        }
+        // Bodies take a context; a recording one has no pool behind it.
+        let sleep = crate::sleep::Sleep::new(1);
+        let run = GraphRun { nodes: Mutex::new(Vec::new()), latch: CountLatch::new(&sleep, 0), panic: PanicSlot::new(), registry: std::ptr::null() };
+        let mut bodies: Vec<Option<Body<'a>>> = self.bodies.into_iter().map(Some).collect();
+        while let Some(i) = ready.pop_front() {
+            let body = bodies[i].take().expect("each node runs once");
+            let ctx = GraphCtx { run: &run, created: Mutex::new(Vec::new()) };
+            record::run_as(ids[i], || body(&ctx));
+            assert!(
+                lock(&ctx.created).is_empty(),
+                "finegrain::record: a graph node added nodes while the graph ran; recordings support graphs built before `run`"
+            );
+            for &j in &succ[i] {
+                indeg[j] -= 1;
+                if indeg[j] == 0 {
+                    ready.push_back(j);
+                }
+            }
+        }
+        record::wait(latch);
     }
 }
 

@@ -335,6 +335,10 @@ where
     RA: Send,
     RB: Send,
 {
+    // Outside any pool: recording runs the program serially (`record/`).
+    if crate::record::active() {
+        return crate::record::join(a, b);
+    }
     crate::pool::global().install(|| join_by_value(a, b))
 }
 

@@ -67,9 +67,9 @@ pub mod policy;
 #[cfg(not(loom))]
 pub mod rng;
 #[cfg(not(loom))]
-pub mod topology;
-#[cfg(not(loom))]
 pub mod taskgraph;
+#[cfg(not(loom))]
+pub mod topology;
 
 #[cfg(not(loom))]
 pub use crate::{
@@ -106,6 +106,7 @@ cfg_runtime! {
     mod phase;
     mod pool;
     mod priority;
+    pub mod record;
     mod registry;
     mod scope;
     pub mod stats;

@@ -21,7 +21,8 @@ use std::ops::Range;
 /// Default chunk: enough iterations that the per-chunk check is negligible for
 /// cheap bodies, small enough that a range is split when a thief is hungry.
 fn default_grain(len: usize) -> usize {
-    let threads = crate::pool::current_num_threads().max(1);
+    // A recording keeps the grain a 256-thread pool would use (`record/`).
+    let threads = if crate::record::active() { 256 } else { crate::pool::current_num_threads().max(1) };
     (len / (threads * 64)).clamp(1, 1024)
 }
 
@@ -67,6 +68,9 @@ where
     let grain = grain.max(1);
     if range.is_empty() {
         return identity();
+    }
+    if crate::record::active() {
+        return crate::record::fold(range, grain, &identity, &fold, &combine);
     }
     crate::pool::current_registry().in_worker(|_| lbs(range, grain, &identity, &fold, &combine))
 }
@@ -177,6 +181,23 @@ fn visit<const N: usize, F: Fn(&[usize; N])>(b: &[Range<usize>; N], f: &F) {
 
 fn for_each_nd<const N: usize, F: Fn(&[usize; N]) + Sync + Send>(b: [Range<usize>; N], f: F) {
     let grain = default_grain(volume(&b));
+    if crate::record::active() {
+        // Leaves are slabs of the outermost dimension of about `grain` points.
+        let inner: usize = b[1..].iter().map(|r| r.len()).product::<usize>().max(1);
+        let rows = (grain / inner).max(1);
+        let outer = b[0].clone();
+        return crate::record::fold(
+            outer,
+            rows,
+            &|| (),
+            &|(), r: Range<usize>| {
+                let mut slab = b.clone();
+                slab[0] = r;
+                visit(&slab, &f)
+            },
+            &|(), ()| (),
+        );
+    }
     crate::pool::current_registry().in_worker(|_| lbs_nd(b, grain, &f))
 }
 

@@ -15,6 +15,9 @@ pub struct Scope<'scope> {
     latch: CountLatch,
     panic: PanicSlot,
     registry: *const Registry,
+    /// Recording (`record/`): the latch of this scope in the recorded graph;
+    /// spawns then run at once, serially.
+    recording: Option<crate::taskgraph::LatchId>,
     // Invariant in 'scope, like rayon's and std's scopes.
     _marker: PhantomData<&'scope mut &'scope ()>,
 }
@@ -47,9 +50,17 @@ where
     OP: FnOnce(&Scope<'scope>) -> R + Send,
     R: Send,
 {
+    if crate::record::active() {
+        return record_scope(op);
+    }
     crate::pool::current_registry().in_worker(|wt| {
-        let s =
-            Scope { latch: CountLatch::new(&wt.registry().sleep, wt.index), panic: PanicSlot::new(), registry: wt.registry(), _marker: PhantomData };
+        let s = Scope {
+            latch: CountLatch::new(&wt.registry().sleep, wt.index),
+            panic: PanicSlot::new(),
+            registry: wt.registry(),
+            recording: None,
+            _marker: PhantomData,
+        };
         let r = panic::catch_unwind(AssertUnwindSafe(|| op(&s)));
         // SAFETY: `s` outlives the wait below.
         unsafe { CountLatch::decrement(&s.latch) };
@@ -64,6 +75,22 @@ where
     })
 }
 
+/// `scope` while recording: no pool, spawns run as they are made.
+#[cold]
+fn record_scope<'scope, OP, R>(op: OP) -> R
+where
+    OP: FnOnce(&Scope<'scope>) -> R,
+{
+    // The latch and registry are never used by a recording scope; the latch
+    // only needs a sleep to point at.
+    let sleep = crate::sleep::Sleep::new(1);
+    let latch = crate::record::new_latch();
+    let s = Scope { latch: CountLatch::new(&sleep, 0), panic: PanicSlot::new(), registry: std::ptr::null(), recording: Some(latch), _marker: PhantomData };
+    let r = op(&s);
+    crate::record::wait(latch);
+    r
+}
+
 impl<'scope> Scope<'scope> {
     /// Spawn `body` into this scope. It runs at most once, on some worker, before
     /// [`scope`] returns.
@@ -71,6 +98,10 @@ impl<'scope> Scope<'scope> {
     where
         BODY: FnOnce(&Scope<'scope>) + Send + 'scope,
     {
+        if let Some(latch) = self.recording {
+            let t = crate::record::spawn_task(crate::taskgraph::TaskKind::Scope, latch);
+            return crate::record::run_as(t, || body(self));
+        }
         self.latch.increment();
         let ptr = ScopePtr(self);
         let job = HeapJob::into_job_ref(move || {

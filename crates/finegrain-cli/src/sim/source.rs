@@ -83,9 +83,4 @@ pub fn synth_help() -> String {
     s
 }
 
-/// Record workload `name` at `size` and return its task graph (and the
-/// recording's summary line).
-pub fn record_workload(name: &str, size: finegrain_workloads::Size, seed: u64) -> Result<(TaskGraph, String), String> {
-    let _ = (name, size, seed);
-    Err("recording is not available yet".into())
-}
+pub use crate::record::record_workload;

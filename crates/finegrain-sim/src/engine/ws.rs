@@ -95,13 +95,15 @@ const SLOTS: u64 = 64;
 fn slot_line(owner: usize, slot: u64) -> u64 {
     deque_line(owner, 2 + (slot / 8) % SLOTS)
 }
-/// A task's descriptor (its closure and latch), written by its spawner.
+/// A task's descriptor (its closure and latch), written by its spawner in
+/// its own stack or job arena: 64 lines per worker, reused (a `join`'s job
+/// lives in the spawner's stack frame, a scope's in a recycled allocation).
 fn descriptor_line(t: &Item) -> u64 {
     let id: u64 = match t.work {
         Work::Task(t) => t as u64,
-        Work::Piece { lp, lo, .. } => (1 << 32) + ((lp as u64) << 16) + lo as u64,
+        Work::Piece { lp, lo, .. } => ((lp as u64) << 16) + lo as u64,
     };
-    (1 << 41) + id
+    (1 << 41) + ((t.from as u64) << 8) + id % 64
 }
 
 impl Sim<'_> {

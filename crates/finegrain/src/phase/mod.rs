@@ -54,6 +54,49 @@ enum End<'f> {
     Tree(TreeEnd<'f>),
     /// [`phase_reduce`], piggybacked on the managers' messages.
     Piggyback(&'f ReduceHead<'f>),
+    /// Recording (`record/`): a `RecordedPhase<T>` of the phase's task type,
+    /// type-erased because `End` is not generic.
+    Recorded(*const ()),
+}
+
+/// A phase while recording: its latch and its worklist, drained in order by
+/// the phase's caller.
+struct RecordedPhase<T> {
+    latch: crate::taskgraph::LatchId,
+    work: std::cell::RefCell<std::collections::VecDeque<(crate::taskgraph::TaskId, T)>>,
+}
+
+impl<T> RecordedPhase<T> {
+    fn enqueue(&self, task: T) {
+        let t = crate::record::spawn_task(crate::taskgraph::TaskKind::Phase, self.latch);
+        self.work.borrow_mut().push_back((t, task));
+    }
+}
+
+/// A phase while recording: every task runs serially, first in, first out,
+/// as a task of the recorded graph; values are combined in that order.
+#[cold]
+fn run_recorded<T: Copy + Send>(
+    body: &(dyn Fn(&PhaseCtx<'_, T>, T) -> usize + Sync),
+    combine: &(dyn Fn(usize, usize) -> usize + Sync),
+    identity: usize,
+    initial: impl Iterator<Item = T>,
+) -> usize {
+    let rec = RecordedPhase { latch: crate::record::new_latch(), work: Default::default() };
+    let shared = PhaseShared { body, end: End::Recorded((&rec as *const RecordedPhase<T>).cast()), panic: PanicSlot::new(), registry: std::ptr::null() };
+    for t in initial {
+        rec.enqueue(t);
+    }
+    let mut acc = identity;
+    loop {
+        let next = rec.work.borrow_mut().pop_front();
+        let Some((id, task)) = next else { break };
+        let ctx = PhaseCtx { shared: &shared };
+        let v = crate::record::run_as(id, || (shared.body)(&ctx, task));
+        acc = combine(acc, v);
+    }
+    crate::record::wait(rec.latch);
+    acc
 }
 
 struct PhaseShared<'f, T> {
@@ -109,6 +152,12 @@ fn enqueue<T: Copy + Send>(shared: &PhaseShared<'_, T>, task: T) {
         End::Tree(t) if !tally::take(end_key(t)) => t.increment(),
         End::Count(_) | End::Tree(_) => {}
         End::Piggyback(h) => count_piggyback_enqueue(shared.registry, h),
+        End::Recorded(r) => {
+            // SAFETY: `run_recorded` made this pointer from a live
+            // `RecordedPhase` of this phase's task type `T`.
+            let r = unsafe { &*r.cast::<RecordedPhase<T>>() };
+            return r.enqueue(task);
+        }
     }
     // The phase waits for every job before `shared` goes away.
     let ptr = SharedPtr(shared as *const PhaseShared<'_, T>);
@@ -162,6 +211,7 @@ impl<T> PhaseShared<'_, T> {
             End::Count(latch) => (end_key(latch), release_count),
             End::Tree(t) => (end_key(t), release_tree),
             End::Piggyback(_) => unreachable!("piggybacked phases keep no shared counter"),
+            End::Recorded(_) => unreachable!("a recorded phase runs no jobs"),
         }
     }
 }
@@ -222,6 +272,7 @@ unsafe fn finish<T>(shared: *const PhaseShared<'_, T>, r: std::thread::Result<us
                 a.tokens_pending();
             }
         }
+        End::Recorded(_) => unreachable!("a recorded phase runs no jobs"),
     }
 }
 
@@ -276,6 +327,14 @@ where
     F: Fn(&PhaseCtx<'_, T>, T) + Sync + Send,
 {
     let initial = initial.into_iter();
+    if crate::record::active() {
+        let body = as_word_body(|ctx, t| {
+            body(ctx, t);
+            0
+        });
+        run_recorded(&body, &|_, _| 0, 0, initial);
+        return;
+    }
     crate::pool::current_registry().in_worker(move |wt| {
         let body = as_word_body(|ctx, t| {
             body(ctx, t);
@@ -370,6 +429,11 @@ where
     F: Fn(&PhaseCtx<'_, T>, T) -> V + Sync + Send,
 {
     let initial = initial.into_iter();
+    if crate::record::active() {
+        let combine = |a: usize, b: usize| op(V::from_word(a), V::from_word(b)).to_word();
+        let body = as_word_body(|ctx, t| body(ctx, t).to_word());
+        return V::from_word(run_recorded(&body, &combine, identity.to_word(), initial));
+    }
     crate::pool::current_registry().in_worker(move |wt| {
         let combine = |a: usize, b: usize| op(V::from_word(a), V::from_word(b)).to_word();
         let body = as_word_body(|ctx, t| body(ctx, t).to_word());

@@ -1,0 +1,146 @@
+//! Recording a program's task structure: what `finegrain record` writes and
+//! the simulator replays (`crate::taskgraph`).
+//!
+//! [`record`] runs a closure on the calling thread, outside any pool, with a
+//! recorder active. Every parallel construct the closure reaches runs
+//! serially (its serial elision: `join(a, b)` runs `a` then `b`, a loop runs
+//! its chunks in order, a phase drains its tasks first in, first out, a graph
+//! runs its nodes in a topological order) and says what it did:
+//!
+//! | construct | recorded as |
+//! |---|---|
+//! | `join(a, b)` | `Spawn(b)` in the caller, `a`'s steps inline, `Wait` |
+//! | `scope` / `s.spawn` | a `Spawn` per spawn, from whichever task spawns; one `Wait` at the scope's end |
+//! | `for_each*`, `fold_chunks`, `reduce`, `for_each_2d/3d` | `Loop`: one leaf task per grain of the range |
+//! | `phase`, `phase_reduce*` | a `Spawn` per initial and enqueued task, one `Wait` |
+//! | `Graph::run` | a `Spawn` per source node, edges as edges, one `Wait` |
+//!
+//! The checks cost nothing on a pool's workers: they sit only where the
+//! runtime finds itself outside a pool (`join`'s cold path) or where a
+//! construct starts (once per loop, scope, phase or graph), plus one flag on
+//! a `Scope` read by each of its spawns.
+//!
+//! **Costs** are the time-stamp counter's cycles between the recorder's
+//! events, at one thread, with the recorder's own bookkeeping left out (the
+//! counter is read on entry to and exit from every hook); where there is no
+//! time-stamp counter, nanoseconds times a nominal 1 cycle per ns.
+//!
+//! **Footprints** come from the program: [`read`] and [`write`] declare the
+//! memory a task touches (the workloads declare theirs, mostly through their
+//! `Par` layer). Addresses become 64-byte lines numbered page by page in order
+//! of first touch (`LineMap::PagesByFirstTouch`), so a trace does not depend
+//! on where the allocator put the data. A work stretch keeps at most
+//! [`LINE_CAP`] runs of lines; the rest are counted in `Meta::lines_dropped`.
+//!
+//! **Loops** keep their range whole: the leaves are chunks of the loop's
+//! grain (for loops that take no grain, the grain the runtime would pick for
+//! a 256-thread pool), at most [`MAX_LEAVES`] of them (larger loops get
+//! proportionally larger leaves), so the simulated policy decides the
+//! splitting.
+//!
+//! What a recording cannot show: programs whose task set depends on the
+//! schedule (maxflow's and UTS-like searches record the tasks of their serial
+//! run), and graph nodes that add nodes while the graph runs (refused).
+
+mod clock;
+mod state;
+
+pub use state::{LINE_CAP, MAX_LEAVES};
+pub(crate) use state::{edge, fold, join, new_latch, node_task, run_as, spawn_existing, spawn_task, wait};
+
+use crate::taskgraph::{Meta, TaskGraph};
+use state::Recorder;
+use std::cell::{Cell, RefCell};
+use std::panic::{self, AssertUnwindSafe};
+
+thread_local! {
+    static ACTIVE: Cell<bool> = const { Cell::new(false) };
+    static REC: RefCell<Option<Recorder>> = const { RefCell::new(None) };
+}
+
+/// Is this thread recording?
+#[inline]
+pub fn active() -> bool {
+    ACTIVE.with(|a| a.get())
+}
+
+/// Why a recording could not be made.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum RecordError {
+    /// `record` was called on a pool's worker (a recording runs outside any pool).
+    InsidePool,
+    /// `record` was called while this thread was already recording.
+    Nested,
+    /// The recorded structure does not validate (a bug in the recorder).
+    Malformed(String),
+}
+
+impl std::fmt::Display for RecordError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            RecordError::InsidePool => write!(f, "finegrain::record::record must be called outside any pool (it runs the program serially)"),
+            RecordError::Nested => write!(f, "finegrain::record::record is already recording on this thread"),
+            RecordError::Malformed(s) => write!(f, "the recorded task graph is malformed: {s}"),
+        }
+    }
+}
+
+impl std::error::Error for RecordError {}
+
+/// Run `f` serially on this thread and record its task structure. `meta`
+/// names what is recorded; its clock, line map, cap and dropped-line fields
+/// are filled in here. A panic in `f` is resumed after the recorder is
+/// cleared.
+///
+/// ```
+/// use finegrain::taskgraph::{Clock, LineMap, Meta, TaskKind};
+/// let meta = Meta { workload: "fib".into(), size: "10".into(), seed: 0, clock: Clock::Tsc, cycles_per_ns: 0.0,
+///                   line_map: LineMap::PagesByFirstTouch, line_cap: 0, lines_dropped: 0, note: String::new() };
+/// fn fib(n: u64) -> u64 { if n < 2 { n } else { let (a, b) = finegrain::join(|| fib(n - 1), || fib(n - 2)); a + b } }
+/// let (v, g) = finegrain::record::record(meta, || fib(10)).unwrap();
+/// assert_eq!(v, 55);
+/// assert_eq!(g.tasks.iter().filter(|t| t.kind == TaskKind::Join).count(), 88);
+/// ```
+pub fn record<R>(meta: Meta, f: impl FnOnce() -> R) -> Result<(R, TaskGraph), RecordError> {
+    if !crate::worker::WorkerThread::current().is_null() {
+        return Err(RecordError::InsidePool);
+    }
+    if active() {
+        return Err(RecordError::Nested);
+    }
+    REC.with(|r| *r.borrow_mut() = Some(Recorder::new(meta)));
+    ACTIVE.with(|a| a.set(true));
+    let out = panic::catch_unwind(AssertUnwindSafe(f));
+    ACTIVE.with(|a| a.set(false));
+    let rec = REC.with(|r| r.borrow_mut().take()).expect("the recorder outlives the recording");
+    let v = match out {
+        Ok(v) => v,
+        Err(p) => panic::resume_unwind(p),
+    };
+    let g = rec.finish().map_err(|e| RecordError::Malformed(e.0))?;
+    Ok((v, g))
+}
+
+/// Declare that the running task reads `data` (no-op unless recording).
+#[inline]
+pub fn read<T>(data: &[T]) {
+    if active() {
+        touch(data.as_ptr() as usize, std::mem::size_of_val(data), false);
+    }
+}
+
+/// Declare that the running task writes `data` (no-op unless recording).
+#[inline]
+pub fn write<T>(data: &[T]) {
+    if active() {
+        touch(data.as_ptr() as usize, std::mem::size_of_val(data), true);
+    }
+}
+
+/// Declare `bytes` bytes at `addr` read or written (no-op unless recording).
+#[inline(never)]
+pub fn touch(addr: usize, bytes: usize, write: bool) {
+    if active() && bytes > 0 {
+        state::with(|r| r.touch(addr, bytes, write));
+    }
+}

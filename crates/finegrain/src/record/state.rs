@@ -1,0 +1,217 @@
+//! The recorder: the task being recorded, its open work stretch, and the
+//! hooks the runtime's constructs call while recording.
+
+use super::clock;
+use super::REC;
+use crate::taskgraph::{Builder, GraphError, LatchId, LineMap, Lines, Meta, Step, TaskGraph, TaskId, TaskKind};
+use std::collections::HashMap;
+use std::ops::Range;
+use std::time::Instant;
+
+/// Line runs kept per work stretch.
+pub const LINE_CAP: u32 = 4096;
+/// Leaves kept per loop.
+pub const MAX_LEAVES: usize = 65_536;
+
+const PAGE: usize = 4096;
+const LINE: usize = 64;
+
+pub(crate) struct Recorder {
+    b: Builder,
+    /// The task whose steps are being written.
+    cur: TaskId,
+    /// Clock reading at the start of the open work stretch.
+    mark: u64,
+    /// Line runs of the open work stretch.
+    lines: Vec<Lines>,
+    pages: HashMap<usize, u64>,
+    dropped: u64,
+    started: (u64, Instant),
+}
+
+impl Recorder {
+    pub(crate) fn new(mut meta: Meta) -> Recorder {
+        meta.clock = clock::KIND;
+        meta.line_map = LineMap::PagesByFirstTouch;
+        meta.line_cap = LINE_CAP;
+        Recorder {
+            b: Builder::new(meta),
+            cur: 0,
+            mark: clock::now(),
+            lines: Vec::new(),
+            pages: HashMap::new(),
+            dropped: 0,
+            started: (clock::now(), Instant::now()),
+        }
+    }
+
+    /// End the open work stretch here.
+    fn close(&mut self) {
+        let now = clock::now();
+        let cycles = now.saturating_sub(self.mark);
+        if cycles > 0 || !self.lines.is_empty() {
+            self.b.work(self.cur, cycles, &self.lines);
+        }
+        self.lines.clear();
+    }
+
+    /// Open a new work stretch now (after the recorder's own work).
+    fn resume(&mut self) {
+        self.mark = clock::now();
+    }
+
+    pub(crate) fn touch(&mut self, addr: usize, bytes: usize, write: bool) {
+        let t0 = clock::now();
+        let (first, last) = (addr / LINE, (addr + bytes - 1) / LINE);
+        let mut line = first;
+        while line <= last {
+            let page = line * LINE / PAGE;
+            let in_page = (line * LINE % PAGE) / LINE;
+            let page_end_line = (page + 1) * PAGE / LINE;
+            let count = (last + 1).min(page_end_line) - line;
+            let n = self.pages.len() as u64;
+            let id = *self.pages.entry(page).or_insert(n);
+            let run = Lines { first: id * (PAGE / LINE) as u64 + in_page as u64, count: count as u32, write };
+            let full = self.lines.len() as u32 >= LINE_CAP;
+            match self.lines.last_mut() {
+                Some(l) if l.write == write && l.first + l.count as u64 == run.first => l.count += run.count,
+                _ if full => self.dropped += run.count as u64,
+                _ => self.lines.push(run),
+            }
+            line += count;
+        }
+        // The bookkeeping is not the task's work.
+        self.mark += clock::now().saturating_sub(t0);
+    }
+
+    pub(crate) fn finish(mut self) -> Result<TaskGraph, GraphError> {
+        self.close();
+        let (c0, t0) = self.started;
+        let ns = t0.elapsed().as_nanos() as f64;
+        let m = self.b.meta_mut();
+        m.cycles_per_ns = if ns > 0.0 { clock::now().saturating_sub(c0) as f64 / ns } else { 0.0 };
+        m.lines_dropped = self.dropped;
+        self.b.finish()
+    }
+}
+
+/// Run `f` on the recorder (which must exist: the hooks run only while recording).
+pub(crate) fn with<T>(f: impl FnOnce(&mut Recorder) -> T) -> T {
+    REC.with(|r| f(r.borrow_mut().as_mut().expect("finegrain::record: the recorder is active")))
+}
+
+/// A new latch.
+pub(crate) fn new_latch() -> LatchId {
+    with(|r| {
+        r.close();
+        let l = r.b.latch();
+        r.resume();
+        l
+    })
+}
+
+/// A new task of `kind` counted by `latch`, spawned here by the running task.
+pub(crate) fn spawn_task(kind: TaskKind, latch: LatchId) -> TaskId {
+    with(|r| {
+        r.close();
+        let t = r.b.task(kind, Some(latch));
+        r.b.push(r.cur, Step::Spawn { task: t });
+        r.resume();
+        t
+    })
+}
+
+/// A new task made ready by graph edges (not spawned).
+pub(crate) fn node_task(latch: LatchId) -> TaskId {
+    with(|r| r.b.task(TaskKind::Node, Some(latch)))
+}
+
+/// A graph edge.
+pub(crate) fn edge(from: TaskId, to: TaskId) {
+    with(|r| r.b.edge(from, to))
+}
+
+/// Spawn `t` here (a graph source).
+pub(crate) fn spawn_existing(t: TaskId) {
+    with(|r| {
+        r.close();
+        r.b.push(r.cur, Step::Spawn { task: t });
+        r.resume();
+    })
+}
+
+/// Run `f` as task `t`, then go back to the running task.
+pub(crate) fn run_as<R>(t: TaskId, f: impl FnOnce() -> R) -> R {
+    let parent = with(|r| {
+        r.close();
+        let p = r.cur;
+        r.cur = t;
+        r.resume();
+        p
+    });
+    let v = f();
+    with(|r| {
+        r.close();
+        r.cur = parent;
+        r.resume();
+    });
+    v
+}
+
+/// The running task waits for `latch`.
+pub(crate) fn wait(latch: LatchId) {
+    with(|r| {
+        r.close();
+        r.b.push(r.cur, Step::Wait { latch });
+        r.resume();
+    })
+}
+
+/// `join(a, b)`, recorded: `b` is a task spawned before `a` runs inline.
+pub(crate) fn join<A, B, RA, RB>(a: A, b: B) -> (RA, RB)
+where
+    A: FnOnce() -> RA,
+    B: FnOnce() -> RB,
+{
+    let latch = new_latch();
+    let child = spawn_task(TaskKind::Join, latch);
+    let ra = a();
+    let rb = run_as(child, b);
+    wait(latch);
+    (ra, rb)
+}
+
+/// A loop over `range` in leaves of `grain` iterations (coarser if it would
+/// have more than [`MAX_LEAVES`]), each leaf a task; partial results are
+/// combined in order, as the runtime combines its tasks'.
+pub(crate) fn fold<T, ID, F, C>(range: Range<usize>, grain: usize, identity: &ID, fold: &F, combine: &C) -> T
+where
+    ID: Fn() -> T,
+    F: Fn(T, Range<usize>) -> T,
+    C: Fn(T, T) -> T,
+{
+    let len = range.len();
+    if len == 0 {
+        return identity();
+    }
+    let mut g = grain.max(1);
+    if len.div_ceil(g) > MAX_LEAVES {
+        g = len.div_ceil(MAX_LEAVES);
+    }
+    let leaves = len.div_ceil(g);
+    let first = with(|r| {
+        r.close();
+        let (id, ts) = r.b.new_loop(leaves as u32, g as u64, len as u64);
+        r.b.push(r.cur, Step::Loop { id });
+        r.resume();
+        ts.start
+    });
+    let mut acc = identity();
+    for k in 0..leaves {
+        let lo = range.start + k * g;
+        let hi = (lo + g).min(range.end);
+        let part = run_as(first + k as TaskId, || fold(identity(), lo..hi));
+        acc = combine(acc, part);
+    }
+    acc
+}
