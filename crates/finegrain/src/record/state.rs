@@ -45,9 +45,9 @@ impl Recorder {
         }
     }
 
-    /// End the open work stretch here.
-    fn close(&mut self) {
-        let now = clock::now();
+    /// End the open work stretch at `now` (read by the hook before it
+    /// reached the recorder, so the hook's own cost is not the task's).
+    fn close(&mut self, now: u64) {
         let cycles = now.saturating_sub(self.mark);
         if cycles > 0 || !self.lines.is_empty() {
             self.b.work(self.cur, cycles, &self.lines);
@@ -85,7 +85,7 @@ impl Recorder {
     }
 
     pub(crate) fn finish(mut self) -> Result<TaskGraph, GraphError> {
-        self.close();
+        self.close(clock::now());
         let (c0, t0) = self.started;
         let ns = t0.elapsed().as_nanos() as f64;
         let m = self.b.meta_mut();
@@ -102,8 +102,9 @@ pub(crate) fn with<T>(f: impl FnOnce(&mut Recorder) -> T) -> T {
 
 /// A new latch.
 pub(crate) fn new_latch() -> LatchId {
+    let now = clock::now();
     with(|r| {
-        r.close();
+        r.close(now);
         let l = r.b.latch();
         r.resume();
         l
@@ -112,8 +113,9 @@ pub(crate) fn new_latch() -> LatchId {
 
 /// A new task of `kind` counted by `latch`, spawned here by the running task.
 pub(crate) fn spawn_task(kind: TaskKind, latch: LatchId) -> TaskId {
+    let now = clock::now();
     with(|r| {
-        r.close();
+        r.close(now);
         let t = r.b.task(kind, Some(latch));
         r.b.push(r.cur, Step::Spawn { task: t });
         r.resume();
@@ -133,8 +135,9 @@ pub(crate) fn edge(from: TaskId, to: TaskId) {
 
 /// Spawn `t` here (a graph source).
 pub(crate) fn spawn_existing(t: TaskId) {
+    let now = clock::now();
     with(|r| {
-        r.close();
+        r.close(now);
         r.b.push(r.cur, Step::Spawn { task: t });
         r.resume();
     })
@@ -142,16 +145,18 @@ pub(crate) fn spawn_existing(t: TaskId) {
 
 /// Run `f` as task `t`, then go back to the running task.
 pub(crate) fn run_as<R>(t: TaskId, f: impl FnOnce() -> R) -> R {
+    let now = clock::now();
     let parent = with(|r| {
-        r.close();
+        r.close(now);
         let p = r.cur;
         r.cur = t;
         r.resume();
         p
     });
     let v = f();
+    let now = clock::now();
     with(|r| {
-        r.close();
+        r.close(now);
         r.cur = parent;
         r.resume();
     });
@@ -160,8 +165,9 @@ pub(crate) fn run_as<R>(t: TaskId, f: impl FnOnce() -> R) -> R {
 
 /// The running task waits for `latch`.
 pub(crate) fn wait(latch: LatchId) {
+    let now = clock::now();
     with(|r| {
-        r.close();
+        r.close(now);
         r.b.push(r.cur, Step::Wait { latch });
         r.resume();
     })
@@ -199,8 +205,9 @@ where
         g = len.div_ceil(MAX_LEAVES);
     }
     let leaves = len.div_ceil(g);
+    let now = clock::now();
     let first = with(|r| {
-        r.close();
+        r.close(now);
         let (id, ts) = r.b.new_loop(leaves as u32, g as u64, len as u64);
         r.b.push(r.cur, Step::Loop { id });
         r.resume();
