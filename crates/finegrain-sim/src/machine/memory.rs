@@ -1,40 +1,20 @@
 //! The hierarchy below the L1 hit: L2, the directory, cache-to-cache
 //! transfers, the L3 and memory (see the module docs of [`super`]).
 //!
-//! The directory maps a line to the set of tiles caching it: one tile
-//! inline, more in a boxed 256-bit set, so an entry is 16 bytes plus its
-//! hash-table slot, and lines nobody caches have no entry.
+//! The directory maps a line to the set of tiles caching it: a 16-byte
+//! slot of an open-addressing table holding the line and, when all its
+//! sharers are among tiles 0..=62, their bit mask (else the index of a
+//! 256-bit set on the side); lines nobody caches have no entry.
 
 use super::cache::{scramble, Cache, DIRTY, EXCL, PRESENT_SHIFT};
 use super::Machine;
-use std::collections::HashMap;
-use std::hash::{BuildHasherDefault, Hasher};
-
-/// A multiplicative hasher for line numbers (deterministic, no per-run seed).
-#[derive(Default, Clone, Copy, Debug)]
-pub(crate) struct LineHasher(u64);
-
-impl Hasher for LineHasher {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-    fn write(&mut self, bytes: &[u8]) {
-        for &b in bytes {
-            self.0 = (self.0.rotate_left(5) ^ b as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
-        }
-    }
-    fn write_u64(&mut self, v: u64) {
-        let h = (v ^ (v >> 32)).wrapping_mul(0x9E37_79B9_7F4A_7C15);
-        self.0 = h ^ (h >> 29);
-    }
-}
 
 /// Tiles caching a line: 256 bits.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub(crate) struct Tiles([u64; 4]);
 
 impl Tiles {
-    fn one(t: usize) -> Tiles {
+    pub(crate) fn one(t: usize) -> Tiles {
         let mut s = Tiles::default();
         s.add(t);
         s
@@ -65,84 +45,220 @@ impl Tiles {
     }
 }
 
-/// One line's sharers: a single tile inline, or a boxed set.
-#[derive(Clone, Debug)]
-struct Entry {
-    one: u16,
-    many: Option<Box<Tiles>>,
+/// A value with this bit is an index into [`Directory::many`]; without it,
+/// the bit mask of tiles 0..=62 itself.
+const MANY: u64 = 1 << 63;
+/// Slots of a new table (a power of two).
+const DIR_MIN_SLOTS: usize = 1 << 10;
+
+/// The directory: an open-addressing table (linear probing, deletion by
+/// backward shift, at most half full) from line to its sharers. A slot is
+/// the line's bit-inverted number (0: empty) and its sharers, inline as a
+/// bit mask when they are all among tiles 0..=62, else the index of a
+/// 256-bit set in `many`. Deterministic: no per-run seed.
+#[derive(Debug)]
+pub(crate) struct Directory {
+    /// `(!line, value)`; `(0, _)` is empty.
+    slots: Vec<(u64, u64)>,
+    /// `64 - log2(slots.len())`.
+    shift: u32,
+    len: usize,
+    many: Vec<Tiles>,
+    free: Vec<u32>,
 }
 
-impl Entry {
-    fn tiles(&self) -> Tiles {
-        match &self.many {
-            Some(b) => **b,
-            None => Tiles::one(self.one as usize),
-        }
+impl Default for Directory {
+    fn default() -> Self {
+        Directory { slots: vec![(0, 0); DIR_MIN_SLOTS], shift: 64 - DIR_MIN_SLOTS.trailing_zeros(), len: 0, many: Vec::new(), free: Vec::new() }
     }
 }
 
-#[derive(Debug, Default)]
-pub(crate) struct Directory {
-    map: HashMap<u64, Entry, BuildHasherDefault<LineHasher>>,
-}
-
 impl Directory {
+    #[inline]
+    fn home_slot(&self, line: u64) -> usize {
+        (line.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> self.shift) as usize
+    }
+
+    #[inline]
+    fn mask(&self) -> usize {
+        self.slots.len() - 1
+    }
+
+    /// The slot of `line`, or `Err(the empty slot where it would go)`.
+    #[inline]
+    fn probe(&self, line: u64) -> Result<usize, usize> {
+        let key = !line;
+        let mask = self.mask();
+        let mut i = self.home_slot(line);
+        loop {
+            let k = self.slots[i].0;
+            if k == key {
+                return Ok(i);
+            }
+            if k == 0 {
+                return Err(i);
+            }
+            i = (i + 1) & mask;
+        }
+    }
+
+    /// Asks the host to bring `line`'s slot into its cache.
+    #[inline]
+    pub fn prefetch(&self, line: u64) {
+        super::cache::prefetch(&self.slots[self.home_slot(line)]);
+    }
+
+    #[inline]
+    fn decode(&self, v: u64) -> Tiles {
+        if v & MANY != 0 {
+            self.many[(v & !MANY) as usize]
+        } else {
+            Tiles([v, 0, 0, 0])
+        }
+    }
+
     pub fn tiles(&self, line: u64) -> Tiles {
-        self.map.get(&line).map(Entry::tiles).unwrap_or_default()
+        match self.probe(line) {
+            Ok(i) => self.decode(self.slots[i].1),
+            Err(_) => Tiles::default(),
+        }
+    }
+
+    fn release(&mut self, v: u64) {
+        if v & MANY != 0 {
+            self.free.push((v & !MANY) as u32);
+        }
+    }
+
+    /// The value for `s` (not empty), reusing `old`'s boxed set if it had one.
+    fn encode(&mut self, s: Tiles, old: Option<u64>) -> u64 {
+        if s.0[1] == 0 && s.0[2] == 0 && s.0[3] == 0 && s.0[0] & MANY == 0 {
+            if let Some(o) = old {
+                self.release(o);
+            }
+            return s.0[0];
+        }
+        if let Some(o) = old.filter(|o| o & MANY != 0) {
+            self.many[(o & !MANY) as usize] = s;
+            return o;
+        }
+        let k = match self.free.pop() {
+            Some(k) => {
+                self.many[k as usize] = s;
+                k
+            }
+            None => {
+                self.many.push(s);
+                (self.many.len() - 1) as u32
+            }
+        };
+        MANY | k as u64
+    }
+
+    fn grow(&mut self) {
+        let old = std::mem::replace(&mut self.slots, vec![(0, 0); 0]);
+        self.slots = vec![(0, 0); old.len() * 2];
+        self.shift -= 1;
+        let mask = self.mask();
+        for (k, v) in old.into_iter().filter(|e| e.0 != 0) {
+            let mut i = self.home_slot(!k);
+            while self.slots[i].0 != 0 {
+                i = (i + 1) & mask;
+            }
+            self.slots[i] = (k, v);
+        }
+    }
+
+    /// Empties slot `i`, shifting back the entries after it.
+    fn delete_at(&mut self, mut i: usize) {
+        let mask = self.mask();
+        self.len -= 1;
+        let mut j = i;
+        loop {
+            j = (j + 1) & mask;
+            let k = self.slots[j].0;
+            if k == 0 {
+                break;
+            }
+            let h = self.home_slot(!k);
+            // Move j back to i unless its home lies cyclically in (i, j].
+            if (j.wrapping_sub(h) & mask) >= (j.wrapping_sub(i) & mask) {
+                self.slots[i] = self.slots[j];
+                i = j;
+            }
+        }
+        self.slots[i] = (0, 0);
+    }
+
+    fn insert_at(&mut self, i: usize, line: u64, v: u64) {
+        self.slots[i] = (!line, v);
+        self.len += 1;
+        if self.len * 2 > self.slots.len() {
+            self.grow();
+        }
     }
 
     /// Sets a line's sharers (none: drops the entry).
     pub fn set(&mut self, line: u64, s: Tiles) {
-        match s.count() {
-            0 => {
-                self.map.remove(&line);
-            }
-            1 => {
-                let t = s.iter().next().unwrap_or(0) as u16;
-                self.map.insert(line, Entry { one: t, many: None });
-            }
-            _ => match self.map.get_mut(&line) {
-                Some(Entry { many: Some(b), .. }) => **b = s,
-                _ => {
-                    self.map.insert(line, Entry { one: 0, many: Some(Box::new(s)) });
+        match self.probe(line) {
+            Ok(i) => {
+                let old = self.slots[i].1;
+                if s.is_empty() {
+                    self.release(old);
+                    self.delete_at(i);
+                } else {
+                    self.slots[i].1 = self.encode(s, Some(old));
                 }
-            },
+            }
+            Err(i) => {
+                if !s.is_empty() {
+                    let v = self.encode(s, None);
+                    self.insert_at(i, line, v);
+                }
+            }
         }
     }
 
     pub fn add(&mut self, line: u64, t: usize) {
-        match self.map.get_mut(&line) {
-            None => {
-                self.map.insert(line, Entry { one: t as u16, many: None });
-            }
-            Some(e) => {
-                let mut s = e.tiles();
-                s.add(t);
-                if s != e.tiles() {
-                    self.set(line, s);
+        match self.probe(line) {
+            Ok(i) => {
+                let old = self.slots[i].1;
+                if old & MANY == 0 && t < 63 {
+                    self.slots[i].1 = old | 1 << t;
+                } else {
+                    let mut s = self.decode(old);
+                    s.add(t);
+                    self.slots[i].1 = self.encode(s, Some(old));
                 }
+            }
+            Err(i) => {
+                let v = self.encode(Tiles::one(t), None);
+                self.insert_at(i, line, v);
             }
         }
     }
 
     pub fn remove(&mut self, line: u64, t: usize) {
-        if let Some(e) = self.map.get(&line) {
-            let mut s = e.tiles();
+        if let Ok(i) = self.probe(line) {
+            let old = self.slots[i].1;
+            let mut s = self.decode(old);
             s.remove(t);
-            self.set(line, s);
+            if s.is_empty() {
+                self.release(old);
+                self.delete_at(i);
+            } else {
+                self.slots[i].1 = self.encode(s, Some(old));
+            }
         }
     }
 
     pub fn len(&self) -> usize {
-        self.map.len()
+        self.len
     }
 
-    /// Heap bytes: the table's slots (key, entry and a control byte each)
-    /// and the boxed sets.
+    /// Heap bytes: the table's slots and the boxed sets.
     pub fn heap_bytes(&self) -> usize {
-        let slot = std::mem::size_of::<(u64, Entry)>() + 1;
-        let boxed = self.map.values().filter(|e| e.many.is_some()).count() * std::mem::size_of::<Tiles>();
-        self.map.capacity() * slot + boxed
+        self.slots.capacity() * 16 + self.many.capacity() * std::mem::size_of::<Tiles>() + self.free.capacity() * 4
     }
 }
 
@@ -343,7 +459,7 @@ impl Machine {
                 self.invalidate_tile(s, line);
             }
             lat += data_lat.max(inv_lat);
-            self.dir.set(line, super::memory::Tiles::one(tile));
+            self.dir.set(line, Tiles::one(tile));
             (lat, true)
         } else {
             if others.count() == 1 {
