@@ -139,6 +139,21 @@ impl Cache {
         }
     }
 
+    /// Asks the host to bring `set` into its cache (its tags' first two
+    /// host lines; for a lazy cache, its index entry).
+    #[inline]
+    pub fn prefetch_set(&self, set: usize) {
+        if self.index.is_empty() {
+            let b = set * self.block;
+            prefetch(&self.data[b]);
+            if self.ways > 8 {
+                prefetch(&self.data[b + 8]);
+            }
+        } else {
+            prefetch(&self.index[set]);
+        }
+    }
+
     fn base_or_alloc(&mut self, set: usize) -> usize {
         if let Some(b) = self.base(set) {
             return b;

@@ -355,6 +355,16 @@ impl Machine {
     /// directory; fills the L1.
     pub(super) fn l1_miss(&mut self, c: usize, set: usize, line: u64, x: u64, write: bool, now: u64) -> u32 {
         let tile = c / self.cpt;
+        // Start the host's loads of what this miss will likely touch.
+        if let Some(l2) = self.l2.get(tile) {
+            l2.prefetch_set(l2.set_of(x));
+        }
+        self.dir.prefetch(line);
+        if !self.l3.is_empty() {
+            let b = self.l3_banks.rem(x);
+            let l3 = &self.l3[b];
+            l3.prefetch_set(l3.set_of(self.l3_banks.div(x)));
+        }
         let mut lat = self.l1_hit;
         let excl;
         if self.has_l2() {
