@@ -58,8 +58,8 @@ const DIR_MIN_SLOTS: usize = 1 << 10;
 /// 256-bit set in `many`. Deterministic: no per-run seed.
 #[derive(Debug)]
 pub(crate) struct Directory {
-    /// `(!line, value)`; `(0, _)` is empty.
-    slots: Vec<(u64, u64)>,
+    /// `[!line, value]`; `[0, _]` is empty.
+    slots: Vec<[u64; 2]>,
     /// `64 - log2(slots.len())`.
     shift: u32,
     len: usize,
@@ -69,7 +69,7 @@ pub(crate) struct Directory {
 
 impl Default for Directory {
     fn default() -> Self {
-        Directory { slots: vec![(0, 0); DIR_MIN_SLOTS], shift: 64 - DIR_MIN_SLOTS.trailing_zeros(), len: 0, many: Vec::new(), free: Vec::new() }
+        Directory { slots: vec![[0, 0]; DIR_MIN_SLOTS], shift: 64 - DIR_MIN_SLOTS.trailing_zeros(), len: 0, many: Vec::new(), free: Vec::new() }
     }
 }
 
@@ -91,7 +91,7 @@ impl Directory {
         let mask = self.mask();
         let mut i = self.home_slot(line);
         loop {
-            let k = self.slots[i].0;
+            let k = self.slots[i][0];
             if k == key {
                 return Ok(i);
             }
@@ -119,7 +119,7 @@ impl Directory {
 
     pub fn tiles(&self, line: u64) -> Tiles {
         match self.probe(line) {
-            Ok(i) => self.decode(self.slots[i].1),
+            Ok(i) => self.decode(self.slots[i][1]),
             Err(_) => Tiles::default(),
         }
     }
@@ -156,16 +156,17 @@ impl Directory {
     }
 
     fn grow(&mut self) {
-        let old = std::mem::replace(&mut self.slots, vec![(0, 0); 0]);
-        self.slots = vec![(0, 0); old.len() * 2];
+        let old = std::mem::take(&mut self.slots);
+        self.slots = vec![[0, 0]; old.len() * 2];
+        super::cache::huge_pages(&self.slots);
         self.shift -= 1;
         let mask = self.mask();
-        for (k, v) in old.into_iter().filter(|e| e.0 != 0) {
+        for [k, v] in old.into_iter().filter(|e| e[0] != 0) {
             let mut i = self.home_slot(!k);
-            while self.slots[i].0 != 0 {
+            while self.slots[i][0] != 0 {
                 i = (i + 1) & mask;
             }
-            self.slots[i] = (k, v);
+            self.slots[i] = [k, v];
         }
     }
 
@@ -176,7 +177,7 @@ impl Directory {
         let mut j = i;
         loop {
             j = (j + 1) & mask;
-            let k = self.slots[j].0;
+            let k = self.slots[j][0];
             if k == 0 {
                 break;
             }
@@ -187,11 +188,11 @@ impl Directory {
                 i = j;
             }
         }
-        self.slots[i] = (0, 0);
+        self.slots[i] = [0, 0];
     }
 
     fn insert_at(&mut self, i: usize, line: u64, v: u64) {
-        self.slots[i] = (!line, v);
+        self.slots[i] = [!line, v];
         self.len += 1;
         if self.len * 2 > self.slots.len() {
             self.grow();
@@ -202,12 +203,12 @@ impl Directory {
     pub fn set(&mut self, line: u64, s: Tiles) {
         match self.probe(line) {
             Ok(i) => {
-                let old = self.slots[i].1;
+                let old = self.slots[i][1];
                 if s.is_empty() {
                     self.release(old);
                     self.delete_at(i);
                 } else {
-                    self.slots[i].1 = self.encode(s, Some(old));
+                    self.slots[i][1] = self.encode(s, Some(old));
                 }
             }
             Err(i) => {
@@ -222,13 +223,13 @@ impl Directory {
     pub fn add(&mut self, line: u64, t: usize) {
         match self.probe(line) {
             Ok(i) => {
-                let old = self.slots[i].1;
+                let old = self.slots[i][1];
                 if old & MANY == 0 && t < 63 {
-                    self.slots[i].1 = old | 1 << t;
+                    self.slots[i][1] = old | 1 << t;
                 } else {
                     let mut s = self.decode(old);
                     s.add(t);
-                    self.slots[i].1 = self.encode(s, Some(old));
+                    self.slots[i][1] = self.encode(s, Some(old));
                 }
             }
             Err(i) => {
@@ -240,14 +241,14 @@ impl Directory {
 
     pub fn remove(&mut self, line: u64, t: usize) {
         if let Ok(i) = self.probe(line) {
-            let old = self.slots[i].1;
+            let old = self.slots[i][1];
             let mut s = self.decode(old);
             s.remove(t);
             if s.is_empty() {
                 self.release(old);
                 self.delete_at(i);
             } else {
-                self.slots[i].1 = self.encode(s, Some(old));
+                self.slots[i][1] = self.encode(s, Some(old));
             }
         }
     }
@@ -360,6 +361,10 @@ impl Machine {
             l2.prefetch_set(l2.set_of(x));
         }
         self.dir.prefetch(line);
+        // The L1 victim's L2 set: its presence bit is cleared at the end.
+        if let (Some(v), Some(l2)) = (self.l1[c].last_line(set), self.l2.get(tile)) {
+            l2.prefetch_set(l2.set_of(scramble(v)));
+        }
         if !self.l3.is_empty() {
             let b = self.l3_banks.rem(x);
             let l3 = &self.l3[b];
