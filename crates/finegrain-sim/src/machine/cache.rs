@@ -63,8 +63,9 @@ pub(crate) fn prefetch<T>(p: &T) {
 /// directory are tens of megabytes read at random, and with 4 KB pages most
 /// of their accesses miss the host's TLB. A hint: it changes nothing but
 /// timing (and memory is still only taken as it is touched, if in 2 MB steps).
-pub(crate) fn huge_pages<T>(v: &[T]) {
-    let bytes = std::mem::size_of_val(v);
+#[allow(clippy::ptr_arg)] // its capacity, not only its length
+pub(crate) fn huge_pages<T>(v: &Vec<T>) {
+    let bytes = v.capacity() * std::mem::size_of::<T>();
     if bytes < 4 << 20 {
         return;
     }
@@ -122,10 +123,15 @@ impl Modulus {
 /// A slot: `block base << 5 | way`.
 pub(crate) type Slot = usize;
 
+/// One cache, or several of the same shape side by side (`parts`: a
+/// level's per-tile caches or banks), their sets numbered part by part in
+/// one array, so that a level is one allocation the host can back with
+/// huge pages.
 #[derive(Clone, Debug)]
 pub(crate) struct Cache {
     sets: Modulus,
     ways: usize,
+    parts: usize,
     /// Words per set: `ways` tags, then the ways' 16-bit flags, four a word
     /// (one set's tags and flags are adjacent in memory).
     block: usize,
@@ -137,19 +143,40 @@ pub(crate) struct Cache {
 
 impl Cache {
     pub fn new(bytes: usize, ways: usize) -> Cache {
+        Cache::parts(1, bytes, ways)
+    }
+
+    /// `parts` caches of `bytes` each (none: a level that is not there).
+    pub fn parts(parts: usize, bytes: usize, ways: usize) -> Cache {
         let ways = ways.clamp(1, 32);
         let nsets = (bytes / 64 / ways).max(1);
         let block = ways + ways.div_ceil(4);
         let dense = nsets * ways <= DENSE_MAX_SLOTS;
+        let all = nsets * parts;
         let c = Cache {
             sets: Modulus::new(nsets),
             ways,
+            parts,
             block,
-            data: vec![EMPTY; if dense { nsets * block } else { 0 }],
-            index: if dense { Vec::new() } else { vec![0; nsets] },
+            data: vec![EMPTY; if dense { all * block } else { 0 }],
+            index: if dense { Vec::new() } else { vec![0; all] },
         };
         huge_pages(&c.data);
+        huge_pages(&c.index);
         c
+    }
+
+    /// Caches side by side (0: the level is absent).
+    #[inline]
+    pub fn n_parts(&self) -> usize {
+        self.parts
+    }
+
+    /// The set of a scrambled line number in part `part`.
+    #[inline]
+    pub fn set_in(&self, part: usize, x: u64) -> usize {
+        debug_assert!(part < self.parts);
+        part * self.sets.n as usize + self.sets.rem(x)
     }
 
     /// The set of a scrambled line number (already divided by the bank count
@@ -200,7 +227,11 @@ impl Cache {
             return b;
         }
         let base = self.data.len();
+        let cap = self.data.capacity();
         self.data.resize(base + self.block, EMPTY);
+        if self.data.capacity() != cap {
+            huge_pages(&self.data);
+        }
         self.index[set] = (base / self.block) as u32 + 1;
         base
     }

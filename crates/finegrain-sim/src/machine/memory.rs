@@ -281,12 +281,12 @@ fn l1_set(c: &Cache, line: u64) -> usize {
 
 impl Machine {
     fn has_l2(&self) -> bool {
-        !self.l2.is_empty()
+        self.l2.n_parts() > 0
     }
 
     /// The line's home router and, with an L3, its bank.
     fn home(&self, x: u64) -> (usize, Option<usize>) {
-        if self.l3.is_empty() {
+        if self.l3.n_parts() == 0 {
             (self.net.tile_router(self.home_tiles.rem(x)), None)
         } else {
             let b = self.l3_banks.rem(x);
@@ -304,13 +304,13 @@ impl Machine {
             lat += self.l2_bank(tile, x, now);
             self.stats.l2.accesses += 1;
             self.stats.l2.hits += 1;
-            let set = self.l2[tile].set_of(x);
-            if let Some(slot) = self.l2[tile].lookup(set, line) {
-                let f = self.l2[tile].flags(slot);
+            let set = self.l2.set_in(tile, x);
+            if let Some(slot) = self.l2.lookup(set, line) {
+                let f = self.l2.flags(slot);
                 self.invalidate_siblings(tile, c, line, f);
                 tile_excl = f & EXCL != 0;
                 let me = 1 << (PRESENT_SHIFT as usize + c % self.cpt);
-                self.l2[tile].set_flags(slot, EXCL | DIRTY | me);
+                self.l2.set_flags(slot, EXCL | DIRTY | me);
             }
         } else {
             tile_excl = false;
@@ -349,7 +349,7 @@ impl Machine {
     }
 
     fn l2_banks_n(&self) -> usize {
-        self.l2_servers.len() / self.l2.len().max(1)
+        self.l2_servers.len() / self.l2.n_parts().max(1)
     }
 
     /// An L1 miss by core `c` (L1 set `set`): through the tile's L2 or the
@@ -357,18 +357,17 @@ impl Machine {
     pub(super) fn l1_miss(&mut self, c: usize, set: usize, line: u64, x: u64, write: bool, now: u64) -> u32 {
         let tile = c / self.cpt;
         // Start the host's loads of what this miss will likely touch.
-        if let Some(l2) = self.l2.get(tile) {
-            l2.prefetch_set(l2.set_of(x));
+        if self.has_l2() {
+            self.l2.prefetch_set(self.l2.set_in(tile, x));
+            // The L1 victim's L2 set: its presence bit is cleared at the end.
+            if let Some(v) = self.l1[c].last_line(set) {
+                self.l2.prefetch_set(self.l2.set_in(tile, scramble(v)));
+            }
         }
         self.dir.prefetch(line);
-        // The L1 victim's L2 set: its presence bit is cleared at the end.
-        if let (Some(v), Some(l2)) = (self.l1[c].last_line(set), self.l2.get(tile)) {
-            l2.prefetch_set(l2.set_of(scramble(v)));
-        }
-        if !self.l3.is_empty() {
+        if self.l3.n_parts() > 0 {
             let b = self.l3_banks.rem(x);
-            let l3 = &self.l3[b];
-            l3.prefetch_set(l3.set_of(self.l3_banks.div(x)));
+            self.l3.prefetch_set(self.l3.set_in(b, self.l3_banks.div(x)));
         }
         let mut lat = self.l1_hit;
         let excl;
@@ -376,18 +375,18 @@ impl Machine {
             lat += self.l2_bank(tile, x, now + lat as u64);
             self.stats.l2.accesses += 1;
             let me = 1u16 << (PRESENT_SHIFT as usize + c % self.cpt);
-            let set2 = self.l2[tile].set_of(x);
-            if let Some(slot) = self.l2[tile].lookup(set2, line) {
+            let set2 = self.l2.set_in(tile, x);
+            if let Some(slot) = self.l2.lookup(set2, line) {
                 self.stats.l2.hits += 1;
-                let f = self.l2[tile].flags(slot);
+                let f = self.l2.flags(slot);
                 if write {
                     self.invalidate_siblings(tile, c, line, f);
                     if f & EXCL == 0 {
                         self.stats.upgrades += 1;
                         lat += self.fetch(tile, line, x, true, false, now + lat as u64).0;
                     }
-                    let slot = self.l2[tile].find(set2, line).unwrap_or(slot);
-                    self.l2[tile].set_flags(slot, EXCL | DIRTY | me);
+                    let slot = self.l2.find(set2, line).unwrap_or(slot);
+                    self.l2.set_flags(slot, EXCL | DIRTY | me);
                     excl = true;
                 } else {
                     // Other L1s of the tile lose their exclusive right.
@@ -399,7 +398,7 @@ impl Machine {
                             self.l1[o].and_flags(sl, !EXCL);
                         }
                     }
-                    self.l2[tile].set_flags(slot, f | me);
+                    self.l2.set_flags(slot, f | me);
                     excl = f & EXCL != 0 && (others >> PRESENT_SHIFT) == 0;
                 }
             } else {
@@ -408,7 +407,7 @@ impl Machine {
                 lat += l;
                 excl = e;
                 let f = if e { EXCL } else { 0 } | if write { DIRTY } else { 0 } | me;
-                if let Some((v, vf)) = self.l2[tile].insert(set2, line, f) {
+                if let Some((v, vf)) = self.l2.insert(set2, line, f) {
                     self.evict_l2(tile, v, vf, now + lat as u64);
                 }
             }
@@ -489,8 +488,8 @@ impl Machine {
     /// Drops `line` from tile `s` (its L2 and L1s) for another tile's write.
     fn invalidate_tile(&mut self, s: usize, line: u64) {
         if self.has_l2() {
-            let set = self.l2[s].set_of(scramble(line));
-            if let Some(f) = self.l2[s].remove(set, line) {
+            let set = self.l2.set_in(s, scramble(line));
+            if let Some(f) = self.l2.remove(set, line) {
                 self.stats.invalidations += 1;
                 for i in present(f) {
                     let o = s * self.cpt + i;
@@ -511,10 +510,10 @@ impl Machine {
     /// Tile `s` no longer holds the only copy of `line`.
     fn clear_excl(&mut self, s: usize, line: u64) {
         if self.has_l2() {
-            let set = self.l2[s].set_of(scramble(line));
-            if let Some(slot) = self.l2[s].find(set, line) {
-                let f = self.l2[s].flags(slot);
-                self.l2[s].set_flags(slot, f & !EXCL);
+            let set = self.l2.set_in(s, scramble(line));
+            if let Some(slot) = self.l2.find(set, line) {
+                let f = self.l2.flags(slot);
+                self.l2.set_flags(slot, f & !EXCL);
                 for i in present(f) {
                     let o = s * self.cpt + i;
                     let s1 = l1_set(&self.l1[o], line);
@@ -543,16 +542,16 @@ impl Machine {
         self.stats.l3.queue_cycles += wait as u64;
         self.stats.l3.accesses += 1;
         let xb = self.l3_banks.div(x);
-        let set = self.l3[b].set_of(xb);
+        let set = self.l3.set_in(b, xb);
         let mut lat = wait + self.l3_hit;
-        if self.l3[b].lookup(set, line).is_some() {
+        if self.l3.lookup(set, line).is_some() {
             self.stats.l3.hits += 1;
             return lat;
         }
         self.stats.l3.misses += 1;
         lat += self.memory(x, at + lat as u64);
         if !self.l3_victim {
-            if let Some((v, vf)) = self.l3[b].insert(set, line, 0) {
+            if let Some((v, vf)) = self.l3.insert(set, line, 0) {
                 self.evict_l3(v, vf, at + lat as u64);
             }
         }
@@ -580,11 +579,11 @@ impl Machine {
     fn evict_l1(&mut self, c: usize, v: u64, vf: u16, at: u64) {
         let tile = c / self.cpt;
         if self.has_l2() {
-            let set = self.l2[tile].set_of(scramble(v));
-            if let Some(slot) = self.l2[tile].find(set, v) {
+            let set = self.l2.set_in(tile, scramble(v));
+            if let Some(slot) = self.l2.find(set, v) {
                 let me = 1u16 << (PRESENT_SHIFT as usize + c % self.cpt);
-                let f = self.l2[tile].flags(slot);
-                self.l2[tile].set_flags(slot, (f & !me) | (vf & DIRTY));
+                let f = self.l2.flags(slot);
+                self.l2.set_flags(slot, (f & !me) | (vf & DIRTY));
             }
         } else {
             self.leave_tile(tile, v, vf & DIRTY != 0, at);
@@ -615,20 +614,20 @@ impl Machine {
         match bank {
             Some(b) => {
                 let xb = self.l3_banks.div(x);
-                let set = self.l3[b].set_of(xb);
-                let found = self.l3[b].find(set, v);
+                let set = self.l3.set_in(b, xb);
+                let found = self.l3.find(set, v);
                 if self.l3_victim || dirty {
                     self.net.count(tr, home, self.net.line_flits, &mut self.stats);
                 }
                 match found {
                     Some(slot) => {
                         if dirty {
-                            self.l3[b].or_flags(slot, DIRTY);
+                            self.l3.or_flags(slot, DIRTY);
                         }
                     }
                     None if self.l3_victim => {
                         let f = if dirty { DIRTY } else { 0 };
-                        if let Some((w, wf)) = self.l3[b].insert(set, v, f) {
+                        if let Some((w, wf)) = self.l3.insert(set, v, f) {
                             self.evict_l3(w, wf, at);
                         }
                     }
@@ -672,9 +671,9 @@ impl Machine {
     /// Whether tile `s` holds `v` dirty.
     fn tile_dirty(&self, s: usize, v: u64) -> bool {
         if self.has_l2() {
-            let set = self.l2[s].set_of(scramble(v));
-            let Some(slot) = self.l2[s].find(set, v) else { return false };
-            let f = self.l2[s].flags(slot);
+            let set = self.l2.set_in(s, scramble(v));
+            let Some(slot) = self.l2.find(set, v) else { return false };
+            let f = self.l2.flags(slot);
             f & DIRTY != 0
                 || present(f).any(|i| {
                     let o = s * self.cpt + i;
@@ -697,9 +696,9 @@ impl Machine {
         let back = self.net.msg(home, tr, 1, &mut self.stats);
         if write {
             if let Some(b) = bank {
-                let set = self.l3[b].set_of(self.l3_banks.div(x));
-                if let Some(slot) = self.l3[b].find(set, line) {
-                    self.l3[b].or_flags(slot, DIRTY);
+                let set = self.l3.set_in(b, self.l3_banks.div(x));
+                if let Some(slot) = self.l3.find(set, line) {
+                    self.l3.or_flags(slot, DIRTY);
                 }
             }
             self.l1_hit

@@ -211,9 +211,9 @@ fn directory_stays_consistent() {
     let mut checked = 0;
     for line in (1u64 << 40)..(1u64 << 40) + 1024 {
         let tiles = m.dir.tiles(line);
-        for s in 0..m.l2.len() {
-            let set = m.l2[s].set_of(cache::scramble(line));
-            let held = m.l2[s].find(set, line).is_some();
+        for s in 0..m.l2.n_parts() {
+            let set = m.l2.set_in(s, cache::scramble(line));
+            let held = m.l2.find(set, line).is_some();
             let listed = tiles.iter().any(|x| x == s);
             assert_eq!(held, listed, "line {line} tile {s}");
             checked += held as usize;
