@@ -102,7 +102,7 @@ impl Modulus {
         let n = n.max(1) as u64;
         Modulus { n, shift: n.trailing_zeros(), pow2: n.is_power_of_two() }
     }
-    #[cfg(test)]
+    #[inline]
     pub fn n(&self) -> usize {
         self.n as usize
     }

@@ -348,8 +348,10 @@ impl Machine {
         wait + self.l2_hit
     }
 
+    /// Banks per tile's L2.
+    #[inline]
     fn l2_banks_n(&self) -> usize {
-        self.l2_servers.len() / self.l2.n_parts().max(1)
+        self.l2_banks.n()
     }
 
     /// An L1 miss by core `c` (L1 set `set`): through the tile's L2 or the

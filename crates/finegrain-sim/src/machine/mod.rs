@@ -323,7 +323,7 @@ impl Machine {
     /// Heap bytes the model holds (caches, directory, network, servers).
     pub fn heap_bytes(&self) -> usize {
         let caches: usize = self.l1.iter().chain([&self.l2, &self.l3]).map(Cache::heap_bytes).sum();
-        let servers = (self.l2_servers.len() + self.l3_servers.len() + self.mem_servers.len()) * 4 * (Server::HISTORY as usize + 1);
+        let servers = (self.l2_servers.len() + self.l3_servers.len() + self.mem_servers.len()) * 4 * 2 * Server::HISTORY as usize;
         caches + self.dir.heap_bytes() + self.net.heap_bytes() + servers + self.core.capacity() * 4
     }
 }
