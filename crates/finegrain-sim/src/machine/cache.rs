@@ -248,12 +248,46 @@ impl Cache {
         *w = (*w & !(0xFFFF << sh)) | ((f as u64) << sh);
     }
 
-    /// Moves way `from` to way `to` (tag and flags).
+    /// Moves ways `0..k` (tags and flags) one way up, to `1..=k`; way `k`'s
+    /// old contents are lost and way 0 keeps a stale copy (the caller
+    /// overwrites it). The flags move a word (four ways) at a time.
     #[inline]
-    fn copy_way(&mut self, base: usize, from: usize, to: usize) {
-        self.data[base + to] = self.data[base + from];
-        let f = self.flag_at(base, from);
-        self.put_flag(base, to, f);
+    fn shift_up(&mut self, base: usize, k: usize) {
+        if k == 0 {
+            return;
+        }
+        self.data.copy_within(base..base + k, base + 1);
+        let f = &mut self.data[base + self.ways..base + self.ways + k / 4 + 1];
+        // Lanes of the last word at or below way k take the shifted value.
+        let top = k % 4;
+        let low = if top == 3 { u64::MAX } else { (1u64 << (16 * (top + 1))) - 1 };
+        let last = f.len() - 1;
+        let mut shifted = [0u64; 9];
+        for j in 0..=last {
+            shifted[j] = f[j] << 16 | if j > 0 { f[j - 1] >> 48 } else { 0 };
+        }
+        for j in 0..last {
+            f[j] = shifted[j];
+        }
+        f[last] = (shifted[last] & low) | (f[last] & !low);
+    }
+
+    /// Moves ways `k + 1..ways` one way down, to `k..ways - 1`, and
+    /// empties the last way. The flags move a word at a time (lanes past
+    /// the last way are always 0).
+    #[inline]
+    fn shift_down(&mut self, base: usize, k: usize) {
+        let w = self.ways;
+        self.data.copy_within(base + k + 1..base + w, base + k);
+        self.data[base + w - 1] = EMPTY;
+        let f = &mut self.data[base + w + k / 4..base + w + w.div_ceil(4)];
+        let keep = (1u64 << (16 * (k % 4))) - 1; // lanes below way k
+        let first = f[0];
+        for j in 0..f.len() {
+            let next = if j + 1 < f.len() { f[j + 1] << 48 } else { 0 };
+            f[j] = f[j] >> 16 | next;
+        }
+        f[0] = (f[0] & !keep) | (first & keep);
     }
 
     /// The slot holding `line` in `set`, without touching its recency.
@@ -275,9 +309,7 @@ impl Cache {
         }
         let k = tags.iter().position(|&t| t == tag)?;
         let f = self.flag_at(base, k);
-        for i in (1..=k).rev() {
-            self.copy_way(base, i - 1, i);
-        }
+        self.shift_up(base, k);
         self.data[base] = tag;
         self.put_flag(base, 0, f);
         Some(base << 5)
@@ -312,9 +344,7 @@ impl Cache {
         let w = self.ways;
         let last = self.data[base + w - 1];
         let victim = (last != EMPTY).then(|| (!last, self.flag_at(base, w - 1)));
-        for i in (1..w).rev() {
-            self.copy_way(base, i - 1, i);
-        }
+        self.shift_up(base, w - 1);
         self.data[base] = !line;
         self.put_flag(base, 0, f);
         victim
@@ -326,11 +356,7 @@ impl Cache {
         let w = self.ways;
         let k = self.data[base..base + w].iter().position(|&t| t == !line)?;
         let f = self.flag_at(base, k);
-        for i in k..w - 1 {
-            self.copy_way(base, i + 1, i);
-        }
-        self.data[base + w - 1] = EMPTY;
-        self.put_flag(base, w - 1, 0);
+        self.shift_down(base, k);
         Some(f)
     }
 
@@ -407,6 +433,58 @@ mod tests {
         let grown = c.heap_bytes() - before;
         assert!((20 * 8..=40 * 8).contains(&grown), "{grown}");
         assert_eq!(c.nsets(), 65536);
+    }
+
+    #[test]
+    fn matches_a_recency_list() {
+        // Random lookups, fills, removals and flag changes on one set,
+        // against a plain most-recent-first list.
+        for ways in [1usize, 2, 3, 4, 5, 7, 8, 12, 16, 31, 32] {
+            let mut c = Cache::new(ways * 64 * 4, ways);
+            let mut model: Vec<(u64, u16)> = Vec::new();
+            let mut x = 0x1234_5678u64 + ways as u64;
+            for _ in 0..20_000 {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                let line = 1 + (x >> 8) % (ways as u64 + 3);
+                let f = (x >> 40) as u16;
+                match x % 4 {
+                    0 => {
+                        let got = c.lookup(0, line).map(|s| c.flags(s));
+                        let want = model.iter().position(|e| e.0 == line).map(|k| {
+                            let e = model.remove(k);
+                            model.insert(0, e);
+                            e.1
+                        });
+                        assert_eq!(got, want, "{ways}");
+                    }
+                    1 => {
+                        if model.iter().all(|e| e.0 != line) {
+                            let got = c.insert(0, line, f);
+                            let want = (model.len() == ways).then(|| model.pop().unwrap());
+                            model.insert(0, (line, f));
+                            assert_eq!(got, want, "{ways}");
+                        }
+                    }
+                    2 => {
+                        let got = c.remove(0, line);
+                        let want = model.iter().position(|e| e.0 == line).map(|k| model.remove(k).1);
+                        assert_eq!(got, want, "{ways}");
+                    }
+                    _ => {
+                        if let Some(s) = c.find(0, line) {
+                            c.set_flags(s, f);
+                            model.iter_mut().find(|e| e.0 == line).unwrap().1 = f;
+                        }
+                    }
+                }
+                assert_eq!(c.lines(0), model.iter().map(|e| e.0).collect::<Vec<_>>(), "{ways}");
+                for (k, e) in model.iter().enumerate() {
+                    assert_eq!(c.flag_at(0, k), e.1, "{ways}");
+                }
+            }
+        }
     }
 
     #[test]
