@@ -266,9 +266,7 @@ impl Cache {
         for j in 0..=last {
             shifted[j] = f[j] << 16 | if j > 0 { f[j - 1] >> 48 } else { 0 };
         }
-        for j in 0..last {
-            f[j] = shifted[j];
-        }
+        f[..last].copy_from_slice(&shifted[..last]);
         f[last] = (shifted[last] & low) | (f[last] & !low);
     }
 

@@ -401,7 +401,8 @@ fn golden_run(p: &Preset, n: usize, accesses: usize) -> (u64, u64, MemStats, usi
             stream[t] += 1;
             (((t as u64) << 28) | stream[t], (x >> 9) % 16 == 0) // private stream
         } else if r < 60 {
-            (((t as u64) << 28) | (1 << 27) | ((x >> 32) % 300), (x >> 8) % 5 == 0) // private reuse
+            (((t as u64) << 28) | (1 << 27) | ((x >> 32) % 300), (x >> 8) % 5 == 0)
+        // private reuse
         } else if r < 85 {
             ((1 << 40) | ((x >> 32) % 2048), (x >> 8) % 3 == 0) // shared
         } else if r < 95 {
@@ -427,7 +428,16 @@ fn golden_run(p: &Preset, n: usize, accesses: usize) -> (u64, u64, MemStats, usi
 /// small caches evict at every level.
 fn golden_cases() -> Vec<(String, Preset, usize)> {
     let mut out = Vec::new();
-    for (name, n) in [("adm-cmp", 256), ("carbon-ring", 64), ("tiled-32", 32), ("hb-128", 128), ("pdf-cmp", 32), ("host-2", 2), ("adm-cmp", 24), ("throughput-32", 32)] {
+    for (name, n) in [
+        ("adm-cmp", 256),
+        ("carbon-ring", 64),
+        ("tiled-32", 32),
+        ("hb-128", 128),
+        ("pdf-cmp", 32),
+        ("host-2", 2),
+        ("adm-cmp", 24),
+        ("throughput-32", 32),
+    ] {
         out.push((format!("{name}/{n}"), preset(name).unwrap().clone(), n));
     }
     let shrink = |c: Option<CacheCfg>, bytes: usize| c.map(|c| CacheCfg { bytes, ..c });
@@ -486,6 +496,10 @@ fn golden() {
         got.push(format!("        (\"{name}\", {h:#018x}, {sum}, {s:#018x}, {tracked}),"));
     }
     let got = got.join("\n");
-    let want = want.iter().map(|(name, h, sum, s, tracked)| format!("        (\"{name}\", {h:#018x}, {sum}, {s:#018x}, {tracked}),")).collect::<Vec<_>>().join("\n");
+    let want = want
+        .iter()
+        .map(|(name, h, sum, s, tracked)| format!("        (\"{name}\", {h:#018x}, {sum}, {s:#018x}, {tracked}),"))
+        .collect::<Vec<_>>()
+        .join("\n");
     assert_eq!(got, want, "\n{got}\n");
 }
