@@ -1,6 +1,8 @@
 //! Accesses per second of the machine model on a realistic mix.
 //!
-//! `cargo run --release -p finegrain-sim --example machine_speed [accesses]`
+//! `cargo run --release -p finegrain-sim --example machine_speed [accesses] [preset [heavy]]`
+//! (with a preset: only it, at its most threads, on the realistic mix or,
+//! with `heavy`, the miss-heavy one)
 //!
 //! Each thread runs "tasks" of 100 accesses at its own clock, threads taking
 //! turns, as the engine issues them (nearly, not strictly, in time order).
@@ -74,7 +76,8 @@ fn main() {
     let n: usize = std::env::args().nth(1).and_then(|s| s.parse().ok()).unwrap_or(20_000_000);
     if let Some(only) = std::env::args().nth(2) {
         let p = preset(&only).unwrap();
-        run(&only, p.max_threads(), n, (90, 7, 128));
+        let mix = if std::env::args().nth(3).as_deref() == Some("heavy") { (70, 20, 512) } else { (90, 7, 128) };
+        run(&only, p.max_threads(), n, mix);
         return;
     }
     // L1 hits only: one thread re-reading 64 lines.

@@ -40,6 +40,55 @@ pub(crate) fn scramble(line: u64) -> u64 {
     line ^ ((line >> 16).wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 48)
 }
 
+/// Asks the host CPU to bring the cache line of `*p` closer (a hint: it
+/// changes nothing but timing).
+#[inline(always)]
+pub(crate) fn prefetch<T>(p: &T) {
+    #[cfg(target_arch = "x86_64")]
+    {
+        use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
+        // SAFETY: a prefetch never faults and has no architectural effect;
+        // SSE is part of the x86_64 baseline.
+        #[allow(unused_unsafe)]
+        unsafe {
+            _mm_prefetch::<_MM_HINT_T0>(p as *const T as *const i8)
+        };
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = p;
+}
+
+/// Asks the kernel to back `v`'s memory with huge pages where it can
+/// (Linux transparent huge pages in `madvise` mode): the caches and the
+/// directory are tens of megabytes read at random, and with 4 KB pages most
+/// of their accesses miss the host's TLB. A hint: it changes nothing but
+/// timing (and memory is still only taken as it is touched, if in 2 MB steps).
+#[allow(clippy::ptr_arg)] // its capacity, not only its length
+pub(crate) fn huge_pages<T>(v: &Vec<T>) {
+    let bytes = v.capacity() * std::mem::size_of::<T>();
+    if bytes < 4 << 20 {
+        return;
+    }
+    #[cfg(target_os = "linux")]
+    {
+        extern "C" {
+            fn madvise(addr: *mut std::ffi::c_void, len: usize, advice: i32) -> i32;
+        }
+        const MADV_HUGEPAGE: i32 = 14;
+        const PAGE: usize = 4096;
+        let start = (v.as_ptr() as usize).next_multiple_of(PAGE);
+        let end = (v.as_ptr() as usize + bytes) & !(PAGE - 1);
+        if end > start {
+            // SAFETY: the range lies within `v`'s allocation and is page
+            // aligned; MADV_HUGEPAGE changes no contents, only how the
+            // kernel backs the pages (an error, e.g. THP disabled, is ignored).
+            unsafe {
+                madvise(start as *mut std::ffi::c_void, end - start, MADV_HUGEPAGE);
+            }
+        }
+    }
+}
+
 /// `x % n` and `x / n`, by mask and shift when `n` is a power of two.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Modulus {
@@ -53,7 +102,7 @@ impl Modulus {
         let n = n.max(1) as u64;
         Modulus { n, shift: n.trailing_zeros(), pow2: n.is_power_of_two() }
     }
-    #[cfg(test)]
+    #[inline]
     pub fn n(&self) -> usize {
         self.n as usize
     }
@@ -74,10 +123,15 @@ impl Modulus {
 /// A slot: `block base << 5 | way`.
 pub(crate) type Slot = usize;
 
+/// One cache, or several of the same shape side by side (`parts`: a
+/// level's per-tile caches or banks), their sets numbered part by part in
+/// one array, so that a level is one allocation the host can back with
+/// huge pages.
 #[derive(Clone, Debug)]
 pub(crate) struct Cache {
     sets: Modulus,
     ways: usize,
+    parts: usize,
     /// Words per set: `ways` tags, then the ways' 16-bit flags, four a word
     /// (one set's tags and flags are adjacent in memory).
     block: usize,
@@ -89,17 +143,40 @@ pub(crate) struct Cache {
 
 impl Cache {
     pub fn new(bytes: usize, ways: usize) -> Cache {
+        Cache::parts(1, bytes, ways)
+    }
+
+    /// `parts` caches of `bytes` each (none: a level that is not there).
+    pub fn parts(parts: usize, bytes: usize, ways: usize) -> Cache {
         let ways = ways.clamp(1, 32);
         let nsets = (bytes / 64 / ways).max(1);
         let block = ways + ways.div_ceil(4);
         let dense = nsets * ways <= DENSE_MAX_SLOTS;
-        Cache {
+        let all = nsets * parts;
+        let c = Cache {
             sets: Modulus::new(nsets),
             ways,
+            parts,
             block,
-            data: vec![EMPTY; if dense { nsets * block } else { 0 }],
-            index: if dense { Vec::new() } else { vec![0; nsets] },
-        }
+            data: vec![EMPTY; if dense { all * block } else { 0 }],
+            index: if dense { Vec::new() } else { vec![0; all] },
+        };
+        huge_pages(&c.data);
+        huge_pages(&c.index);
+        c
+    }
+
+    /// Caches side by side (0: the level is absent).
+    #[inline]
+    pub fn n_parts(&self) -> usize {
+        self.parts
+    }
+
+    /// The set of a scrambled line number in part `part`.
+    #[inline]
+    pub fn set_in(&self, part: usize, x: u64) -> usize {
+        debug_assert!(part < self.parts);
+        part * self.sets.n as usize + self.sets.rem(x)
     }
 
     /// The set of a scrambled line number (already divided by the bank count
@@ -121,12 +198,40 @@ impl Cache {
         }
     }
 
+    /// The line in `set`'s least recent way, when the set is full (the one
+    /// a fill would evict).
+    #[inline]
+    pub fn last_line(&self, set: usize) -> Option<u64> {
+        let base = self.base(set)?;
+        let t = self.data[base + self.ways - 1];
+        (t != EMPTY).then_some(!t)
+    }
+
+    /// Asks the host to bring `set` into its cache (its tags' first two
+    /// host lines; for a lazy cache, its index entry).
+    #[inline]
+    pub fn prefetch_set(&self, set: usize) {
+        if self.index.is_empty() {
+            let b = set * self.block;
+            prefetch(&self.data[b]);
+            if self.ways > 8 {
+                prefetch(&self.data[b + 8]);
+            }
+        } else {
+            prefetch(&self.index[set]);
+        }
+    }
+
     fn base_or_alloc(&mut self, set: usize) -> usize {
         if let Some(b) = self.base(set) {
             return b;
         }
         let base = self.data.len();
+        let cap = self.data.capacity();
         self.data.resize(base + self.block, EMPTY);
+        if self.data.capacity() != cap {
+            huge_pages(&self.data);
+        }
         self.index[set] = (base / self.block) as u32 + 1;
         base
     }
@@ -143,12 +248,44 @@ impl Cache {
         *w = (*w & !(0xFFFF << sh)) | ((f as u64) << sh);
     }
 
-    /// Moves way `from` to way `to` (tag and flags).
+    /// Moves ways `0..k` (tags and flags) one way up, to `1..=k`; way `k`'s
+    /// old contents are lost and way 0 keeps a stale copy (the caller
+    /// overwrites it). The flags move a word (four ways) at a time.
     #[inline]
-    fn copy_way(&mut self, base: usize, from: usize, to: usize) {
-        self.data[base + to] = self.data[base + from];
-        let f = self.flag_at(base, from);
-        self.put_flag(base, to, f);
+    fn shift_up(&mut self, base: usize, k: usize) {
+        if k == 0 {
+            return;
+        }
+        self.data.copy_within(base..base + k, base + 1);
+        let f = &mut self.data[base + self.ways..base + self.ways + k / 4 + 1];
+        // Lanes of the last word at or below way k take the shifted value.
+        let top = k % 4;
+        let low = if top == 3 { u64::MAX } else { (1u64 << (16 * (top + 1))) - 1 };
+        let last = f.len() - 1;
+        let mut shifted = [0u64; 9];
+        for j in 0..=last {
+            shifted[j] = f[j] << 16 | if j > 0 { f[j - 1] >> 48 } else { 0 };
+        }
+        f[..last].copy_from_slice(&shifted[..last]);
+        f[last] = (shifted[last] & low) | (f[last] & !low);
+    }
+
+    /// Moves ways `k + 1..ways` one way down, to `k..ways - 1`, and
+    /// empties the last way. The flags move a word at a time (lanes past
+    /// the last way are always 0).
+    #[inline]
+    fn shift_down(&mut self, base: usize, k: usize) {
+        let w = self.ways;
+        self.data.copy_within(base + k + 1..base + w, base + k);
+        self.data[base + w - 1] = EMPTY;
+        let f = &mut self.data[base + w + k / 4..base + w + w.div_ceil(4)];
+        let keep = (1u64 << (16 * (k % 4))) - 1; // lanes below way k
+        let first = f[0];
+        for j in 0..f.len() {
+            let next = if j + 1 < f.len() { f[j + 1] << 48 } else { 0 };
+            f[j] = f[j] >> 16 | next;
+        }
+        f[0] = (f[0] & !keep) | (first & keep);
     }
 
     /// The slot holding `line` in `set`, without touching its recency.
@@ -170,9 +307,7 @@ impl Cache {
         }
         let k = tags.iter().position(|&t| t == tag)?;
         let f = self.flag_at(base, k);
-        for i in (1..=k).rev() {
-            self.copy_way(base, i - 1, i);
-        }
+        self.shift_up(base, k);
         self.data[base] = tag;
         self.put_flag(base, 0, f);
         Some(base << 5)
@@ -207,9 +342,7 @@ impl Cache {
         let w = self.ways;
         let last = self.data[base + w - 1];
         let victim = (last != EMPTY).then(|| (!last, self.flag_at(base, w - 1)));
-        for i in (1..w).rev() {
-            self.copy_way(base, i - 1, i);
-        }
+        self.shift_up(base, w - 1);
         self.data[base] = !line;
         self.put_flag(base, 0, f);
         victim
@@ -221,11 +354,7 @@ impl Cache {
         let w = self.ways;
         let k = self.data[base..base + w].iter().position(|&t| t == !line)?;
         let f = self.flag_at(base, k);
-        for i in k..w - 1 {
-            self.copy_way(base, i + 1, i);
-        }
-        self.data[base + w - 1] = EMPTY;
-        self.put_flag(base, w - 1, 0);
+        self.shift_down(base, k);
         Some(f)
     }
 
@@ -302,6 +431,58 @@ mod tests {
         let grown = c.heap_bytes() - before;
         assert!((20 * 8..=40 * 8).contains(&grown), "{grown}");
         assert_eq!(c.nsets(), 65536);
+    }
+
+    #[test]
+    fn matches_a_recency_list() {
+        // Random lookups, fills, removals and flag changes on one set,
+        // against a plain most-recent-first list.
+        for ways in [1usize, 2, 3, 4, 5, 7, 8, 12, 16, 31, 32] {
+            let mut c = Cache::new(ways * 64 * 4, ways);
+            let mut model: Vec<(u64, u16)> = Vec::new();
+            let mut x = 0x1234_5678u64 + ways as u64;
+            for _ in 0..20_000 {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                let line = 1 + (x >> 8) % (ways as u64 + 3);
+                let f = (x >> 40) as u16;
+                match x % 4 {
+                    0 => {
+                        let got = c.lookup(0, line).map(|s| c.flags(s));
+                        let want = model.iter().position(|e| e.0 == line).map(|k| {
+                            let e = model.remove(k);
+                            model.insert(0, e);
+                            e.1
+                        });
+                        assert_eq!(got, want, "{ways}");
+                    }
+                    1 => {
+                        if model.iter().all(|e| e.0 != line) {
+                            let got = c.insert(0, line, f);
+                            let want = (model.len() == ways).then(|| model.pop().unwrap());
+                            model.insert(0, (line, f));
+                            assert_eq!(got, want, "{ways}");
+                        }
+                    }
+                    2 => {
+                        let got = c.remove(0, line);
+                        let want = model.iter().position(|e| e.0 == line).map(|k| model.remove(k).1);
+                        assert_eq!(got, want, "{ways}");
+                    }
+                    _ => {
+                        if let Some(s) = c.find(0, line) {
+                            c.set_flags(s, f);
+                            model.iter_mut().find(|e| e.0 == line).unwrap().1 = f;
+                        }
+                    }
+                }
+                assert_eq!(c.lines(0), model.iter().map(|e| e.0).collect::<Vec<_>>(), "{ways}");
+                for (k, e) in model.iter().enumerate() {
+                    assert_eq!(c.flag_at(0, k), e.1, "{ways}");
+                }
+            }
+        }
     }
 
     #[test]

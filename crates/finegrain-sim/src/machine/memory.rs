@@ -1,40 +1,20 @@
 //! The hierarchy below the L1 hit: L2, the directory, cache-to-cache
 //! transfers, the L3 and memory (see the module docs of [`super`]).
 //!
-//! The directory maps a line to the set of tiles caching it: one tile
-//! inline, more in a boxed 256-bit set, so an entry is 16 bytes plus its
-//! hash-table slot, and lines nobody caches have no entry.
+//! The directory maps a line to the set of tiles caching it: a 16-byte
+//! slot of an open-addressing table holding the line and, when all its
+//! sharers are among tiles 0..=62, their bit mask (else the index of a
+//! 256-bit set on the side); lines nobody caches have no entry.
 
 use super::cache::{scramble, Cache, DIRTY, EXCL, PRESENT_SHIFT};
 use super::Machine;
-use std::collections::HashMap;
-use std::hash::{BuildHasherDefault, Hasher};
-
-/// A multiplicative hasher for line numbers (deterministic, no per-run seed).
-#[derive(Default, Clone, Copy, Debug)]
-pub(crate) struct LineHasher(u64);
-
-impl Hasher for LineHasher {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-    fn write(&mut self, bytes: &[u8]) {
-        for &b in bytes {
-            self.0 = (self.0.rotate_left(5) ^ b as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
-        }
-    }
-    fn write_u64(&mut self, v: u64) {
-        let h = (v ^ (v >> 32)).wrapping_mul(0x9E37_79B9_7F4A_7C15);
-        self.0 = h ^ (h >> 29);
-    }
-}
 
 /// Tiles caching a line: 256 bits.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub(crate) struct Tiles([u64; 4]);
 
 impl Tiles {
-    fn one(t: usize) -> Tiles {
+    pub(crate) fn one(t: usize) -> Tiles {
         let mut s = Tiles::default();
         s.add(t);
         s
@@ -65,84 +45,221 @@ impl Tiles {
     }
 }
 
-/// One line's sharers: a single tile inline, or a boxed set.
-#[derive(Clone, Debug)]
-struct Entry {
-    one: u16,
-    many: Option<Box<Tiles>>,
+/// A value with this bit is an index into [`Directory::many`]; without it,
+/// the bit mask of tiles 0..=62 itself.
+const MANY: u64 = 1 << 63;
+/// Slots of a new table (a power of two).
+const DIR_MIN_SLOTS: usize = 1 << 10;
+
+/// The directory: an open-addressing table (linear probing, deletion by
+/// backward shift, at most half full) from line to its sharers. A slot is
+/// the line's bit-inverted number (0: empty) and its sharers, inline as a
+/// bit mask when they are all among tiles 0..=62, else the index of a
+/// 256-bit set in `many`. Deterministic: no per-run seed.
+#[derive(Debug)]
+pub(crate) struct Directory {
+    /// `[!line, value]`; `[0, _]` is empty.
+    slots: Vec<[u64; 2]>,
+    /// `64 - log2(slots.len())`.
+    shift: u32,
+    len: usize,
+    many: Vec<Tiles>,
+    free: Vec<u32>,
 }
 
-impl Entry {
-    fn tiles(&self) -> Tiles {
-        match &self.many {
-            Some(b) => **b,
-            None => Tiles::one(self.one as usize),
-        }
+impl Default for Directory {
+    fn default() -> Self {
+        Directory { slots: vec![[0, 0]; DIR_MIN_SLOTS], shift: 64 - DIR_MIN_SLOTS.trailing_zeros(), len: 0, many: Vec::new(), free: Vec::new() }
     }
 }
 
-#[derive(Debug, Default)]
-pub(crate) struct Directory {
-    map: HashMap<u64, Entry, BuildHasherDefault<LineHasher>>,
-}
-
 impl Directory {
+    #[inline]
+    fn home_slot(&self, line: u64) -> usize {
+        (line.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> self.shift) as usize
+    }
+
+    #[inline]
+    fn mask(&self) -> usize {
+        self.slots.len() - 1
+    }
+
+    /// The slot of `line`, or `Err(the empty slot where it would go)`.
+    #[inline]
+    fn probe(&self, line: u64) -> Result<usize, usize> {
+        let key = !line;
+        let mask = self.mask();
+        let mut i = self.home_slot(line);
+        loop {
+            let k = self.slots[i][0];
+            if k == key {
+                return Ok(i);
+            }
+            if k == 0 {
+                return Err(i);
+            }
+            i = (i + 1) & mask;
+        }
+    }
+
+    /// Asks the host to bring `line`'s slot into its cache.
+    #[inline]
+    pub fn prefetch(&self, line: u64) {
+        super::cache::prefetch(&self.slots[self.home_slot(line)]);
+    }
+
+    #[inline]
+    fn decode(&self, v: u64) -> Tiles {
+        if v & MANY != 0 {
+            self.many[(v & !MANY) as usize]
+        } else {
+            Tiles([v, 0, 0, 0])
+        }
+    }
+
     pub fn tiles(&self, line: u64) -> Tiles {
-        self.map.get(&line).map(Entry::tiles).unwrap_or_default()
+        match self.probe(line) {
+            Ok(i) => self.decode(self.slots[i][1]),
+            Err(_) => Tiles::default(),
+        }
+    }
+
+    fn release(&mut self, v: u64) {
+        if v & MANY != 0 {
+            self.free.push((v & !MANY) as u32);
+        }
+    }
+
+    /// The value for `s` (not empty), reusing `old`'s boxed set if it had one.
+    fn encode(&mut self, s: Tiles, old: Option<u64>) -> u64 {
+        if s.0[1] == 0 && s.0[2] == 0 && s.0[3] == 0 && s.0[0] & MANY == 0 {
+            if let Some(o) = old {
+                self.release(o);
+            }
+            return s.0[0];
+        }
+        if let Some(o) = old.filter(|o| o & MANY != 0) {
+            self.many[(o & !MANY) as usize] = s;
+            return o;
+        }
+        let k = match self.free.pop() {
+            Some(k) => {
+                self.many[k as usize] = s;
+                k
+            }
+            None => {
+                self.many.push(s);
+                (self.many.len() - 1) as u32
+            }
+        };
+        MANY | k as u64
+    }
+
+    fn grow(&mut self) {
+        let old = std::mem::take(&mut self.slots);
+        self.slots = vec![[0, 0]; old.len() * 2];
+        super::cache::huge_pages(&self.slots);
+        self.shift -= 1;
+        let mask = self.mask();
+        for [k, v] in old.into_iter().filter(|e| e[0] != 0) {
+            let mut i = self.home_slot(!k);
+            while self.slots[i][0] != 0 {
+                i = (i + 1) & mask;
+            }
+            self.slots[i] = [k, v];
+        }
+    }
+
+    /// Empties slot `i`, shifting back the entries after it.
+    fn delete_at(&mut self, mut i: usize) {
+        let mask = self.mask();
+        self.len -= 1;
+        let mut j = i;
+        loop {
+            j = (j + 1) & mask;
+            let k = self.slots[j][0];
+            if k == 0 {
+                break;
+            }
+            let h = self.home_slot(!k);
+            // Move j back to i unless its home lies cyclically in (i, j].
+            if (j.wrapping_sub(h) & mask) >= (j.wrapping_sub(i) & mask) {
+                self.slots[i] = self.slots[j];
+                i = j;
+            }
+        }
+        self.slots[i] = [0, 0];
+    }
+
+    fn insert_at(&mut self, i: usize, line: u64, v: u64) {
+        self.slots[i] = [!line, v];
+        self.len += 1;
+        if self.len * 2 > self.slots.len() {
+            self.grow();
+        }
     }
 
     /// Sets a line's sharers (none: drops the entry).
     pub fn set(&mut self, line: u64, s: Tiles) {
-        match s.count() {
-            0 => {
-                self.map.remove(&line);
-            }
-            1 => {
-                let t = s.iter().next().unwrap_or(0) as u16;
-                self.map.insert(line, Entry { one: t, many: None });
-            }
-            _ => match self.map.get_mut(&line) {
-                Some(Entry { many: Some(b), .. }) => **b = s,
-                _ => {
-                    self.map.insert(line, Entry { one: 0, many: Some(Box::new(s)) });
+        match self.probe(line) {
+            Ok(i) => {
+                let old = self.slots[i][1];
+                if s.is_empty() {
+                    self.release(old);
+                    self.delete_at(i);
+                } else {
+                    self.slots[i][1] = self.encode(s, Some(old));
                 }
-            },
+            }
+            Err(i) => {
+                if !s.is_empty() {
+                    let v = self.encode(s, None);
+                    self.insert_at(i, line, v);
+                }
+            }
         }
     }
 
     pub fn add(&mut self, line: u64, t: usize) {
-        match self.map.get_mut(&line) {
-            None => {
-                self.map.insert(line, Entry { one: t as u16, many: None });
-            }
-            Some(e) => {
-                let mut s = e.tiles();
-                s.add(t);
-                if s != e.tiles() {
-                    self.set(line, s);
+        match self.probe(line) {
+            Ok(i) => {
+                let old = self.slots[i][1];
+                if old & MANY == 0 && t < 63 {
+                    self.slots[i][1] = old | 1 << t;
+                } else {
+                    let mut s = self.decode(old);
+                    s.add(t);
+                    self.slots[i][1] = self.encode(s, Some(old));
                 }
+            }
+            Err(i) => {
+                let v = self.encode(Tiles::one(t), None);
+                self.insert_at(i, line, v);
             }
         }
     }
 
     pub fn remove(&mut self, line: u64, t: usize) {
-        if let Some(e) = self.map.get(&line) {
-            let mut s = e.tiles();
+        if let Ok(i) = self.probe(line) {
+            let old = self.slots[i][1];
+            let mut s = self.decode(old);
             s.remove(t);
-            self.set(line, s);
+            if s.is_empty() {
+                self.release(old);
+                self.delete_at(i);
+            } else {
+                self.slots[i][1] = self.encode(s, Some(old));
+            }
         }
     }
 
     pub fn len(&self) -> usize {
-        self.map.len()
+        self.len
     }
 
-    /// Heap bytes: the table's slots (key, entry and a control byte each)
-    /// and the boxed sets.
+    /// Heap bytes: the table's slots and the boxed sets.
     pub fn heap_bytes(&self) -> usize {
-        let slot = std::mem::size_of::<(u64, Entry)>() + 1;
-        let boxed = self.map.values().filter(|e| e.many.is_some()).count() * std::mem::size_of::<Tiles>();
-        self.map.capacity() * slot + boxed
+        self.slots.capacity() * 16 + self.many.capacity() * std::mem::size_of::<Tiles>() + self.free.capacity() * 4
     }
 }
 
@@ -164,12 +281,12 @@ fn l1_set(c: &Cache, line: u64) -> usize {
 
 impl Machine {
     fn has_l2(&self) -> bool {
-        !self.l2.is_empty()
+        self.l2.n_parts() > 0
     }
 
     /// The line's home router and, with an L3, its bank.
     fn home(&self, x: u64) -> (usize, Option<usize>) {
-        if self.l3.is_empty() {
+        if self.l3.n_parts() == 0 {
             (self.net.tile_router(self.home_tiles.rem(x)), None)
         } else {
             let b = self.l3_banks.rem(x);
@@ -187,13 +304,13 @@ impl Machine {
             lat += self.l2_bank(tile, x, now);
             self.stats.l2.accesses += 1;
             self.stats.l2.hits += 1;
-            let set = self.l2[tile].set_of(x);
-            if let Some(slot) = self.l2[tile].lookup(set, line) {
-                let f = self.l2[tile].flags(slot);
+            let set = self.l2.set_in(tile, x);
+            if let Some(slot) = self.l2.lookup(set, line) {
+                let f = self.l2.flags(slot);
                 self.invalidate_siblings(tile, c, line, f);
                 tile_excl = f & EXCL != 0;
                 let me = 1 << (PRESENT_SHIFT as usize + c % self.cpt);
-                self.l2[tile].set_flags(slot, EXCL | DIRTY | me);
+                self.l2.set_flags(slot, EXCL | DIRTY | me);
             }
         } else {
             tile_excl = false;
@@ -231,32 +348,47 @@ impl Machine {
         wait + self.l2_hit
     }
 
+    /// Banks per tile's L2.
+    #[inline]
     fn l2_banks_n(&self) -> usize {
-        self.l2_servers.len() / self.l2.len().max(1)
+        self.l2_banks.n()
     }
 
     /// An L1 miss by core `c` (L1 set `set`): through the tile's L2 or the
     /// directory; fills the L1.
     pub(super) fn l1_miss(&mut self, c: usize, set: usize, line: u64, x: u64, write: bool, now: u64) -> u32 {
         let tile = c / self.cpt;
+        // Start the host's loads of what this miss will likely touch.
+        if self.has_l2() {
+            self.l2.prefetch_set(self.l2.set_in(tile, x));
+            // The L1 victim's L2 set: its presence bit is cleared at the end.
+            if let Some(v) = self.l1[c].last_line(set) {
+                self.l2.prefetch_set(self.l2.set_in(tile, scramble(v)));
+            }
+        }
+        self.dir.prefetch(line);
+        if self.l3.n_parts() > 0 {
+            let b = self.l3_banks.rem(x);
+            self.l3.prefetch_set(self.l3.set_in(b, self.l3_banks.div(x)));
+        }
         let mut lat = self.l1_hit;
         let excl;
         if self.has_l2() {
             lat += self.l2_bank(tile, x, now + lat as u64);
             self.stats.l2.accesses += 1;
             let me = 1u16 << (PRESENT_SHIFT as usize + c % self.cpt);
-            let set2 = self.l2[tile].set_of(x);
-            if let Some(slot) = self.l2[tile].lookup(set2, line) {
+            let set2 = self.l2.set_in(tile, x);
+            if let Some(slot) = self.l2.lookup(set2, line) {
                 self.stats.l2.hits += 1;
-                let f = self.l2[tile].flags(slot);
+                let f = self.l2.flags(slot);
                 if write {
                     self.invalidate_siblings(tile, c, line, f);
                     if f & EXCL == 0 {
                         self.stats.upgrades += 1;
                         lat += self.fetch(tile, line, x, true, false, now + lat as u64).0;
                     }
-                    let slot = self.l2[tile].find(set2, line).unwrap_or(slot);
-                    self.l2[tile].set_flags(slot, EXCL | DIRTY | me);
+                    let slot = self.l2.find(set2, line).unwrap_or(slot);
+                    self.l2.set_flags(slot, EXCL | DIRTY | me);
                     excl = true;
                 } else {
                     // Other L1s of the tile lose their exclusive right.
@@ -268,7 +400,7 @@ impl Machine {
                             self.l1[o].and_flags(sl, !EXCL);
                         }
                     }
-                    self.l2[tile].set_flags(slot, f | me);
+                    self.l2.set_flags(slot, f | me);
                     excl = f & EXCL != 0 && (others >> PRESENT_SHIFT) == 0;
                 }
             } else {
@@ -277,7 +409,7 @@ impl Machine {
                 lat += l;
                 excl = e;
                 let f = if e { EXCL } else { 0 } | if write { DIRTY } else { 0 } | me;
-                if let Some((v, vf)) = self.l2[tile].insert(set2, line, f) {
+                if let Some((v, vf)) = self.l2.insert(set2, line, f) {
                     self.evict_l2(tile, v, vf, now + lat as u64);
                 }
             }
@@ -343,7 +475,7 @@ impl Machine {
                 self.invalidate_tile(s, line);
             }
             lat += data_lat.max(inv_lat);
-            self.dir.set(line, super::memory::Tiles::one(tile));
+            self.dir.set(line, Tiles::one(tile));
             (lat, true)
         } else {
             if others.count() == 1 {
@@ -358,8 +490,8 @@ impl Machine {
     /// Drops `line` from tile `s` (its L2 and L1s) for another tile's write.
     fn invalidate_tile(&mut self, s: usize, line: u64) {
         if self.has_l2() {
-            let set = self.l2[s].set_of(scramble(line));
-            if let Some(f) = self.l2[s].remove(set, line) {
+            let set = self.l2.set_in(s, scramble(line));
+            if let Some(f) = self.l2.remove(set, line) {
                 self.stats.invalidations += 1;
                 for i in present(f) {
                     let o = s * self.cpt + i;
@@ -380,10 +512,10 @@ impl Machine {
     /// Tile `s` no longer holds the only copy of `line`.
     fn clear_excl(&mut self, s: usize, line: u64) {
         if self.has_l2() {
-            let set = self.l2[s].set_of(scramble(line));
-            if let Some(slot) = self.l2[s].find(set, line) {
-                let f = self.l2[s].flags(slot);
-                self.l2[s].set_flags(slot, f & !EXCL);
+            let set = self.l2.set_in(s, scramble(line));
+            if let Some(slot) = self.l2.find(set, line) {
+                let f = self.l2.flags(slot);
+                self.l2.set_flags(slot, f & !EXCL);
                 for i in present(f) {
                     let o = s * self.cpt + i;
                     let s1 = l1_set(&self.l1[o], line);
@@ -412,16 +544,16 @@ impl Machine {
         self.stats.l3.queue_cycles += wait as u64;
         self.stats.l3.accesses += 1;
         let xb = self.l3_banks.div(x);
-        let set = self.l3[b].set_of(xb);
+        let set = self.l3.set_in(b, xb);
         let mut lat = wait + self.l3_hit;
-        if self.l3[b].lookup(set, line).is_some() {
+        if self.l3.lookup(set, line).is_some() {
             self.stats.l3.hits += 1;
             return lat;
         }
         self.stats.l3.misses += 1;
         lat += self.memory(x, at + lat as u64);
         if !self.l3_victim {
-            if let Some((v, vf)) = self.l3[b].insert(set, line, 0) {
+            if let Some((v, vf)) = self.l3.insert(set, line, 0) {
                 self.evict_l3(v, vf, at + lat as u64);
             }
         }
@@ -449,11 +581,11 @@ impl Machine {
     fn evict_l1(&mut self, c: usize, v: u64, vf: u16, at: u64) {
         let tile = c / self.cpt;
         if self.has_l2() {
-            let set = self.l2[tile].set_of(scramble(v));
-            if let Some(slot) = self.l2[tile].find(set, v) {
+            let set = self.l2.set_in(tile, scramble(v));
+            if let Some(slot) = self.l2.find(set, v) {
                 let me = 1u16 << (PRESENT_SHIFT as usize + c % self.cpt);
-                let f = self.l2[tile].flags(slot);
-                self.l2[tile].set_flags(slot, (f & !me) | (vf & DIRTY));
+                let f = self.l2.flags(slot);
+                self.l2.set_flags(slot, (f & !me) | (vf & DIRTY));
             }
         } else {
             self.leave_tile(tile, v, vf & DIRTY != 0, at);
@@ -484,20 +616,20 @@ impl Machine {
         match bank {
             Some(b) => {
                 let xb = self.l3_banks.div(x);
-                let set = self.l3[b].set_of(xb);
-                let found = self.l3[b].find(set, v);
+                let set = self.l3.set_in(b, xb);
+                let found = self.l3.find(set, v);
                 if self.l3_victim || dirty {
                     self.net.count(tr, home, self.net.line_flits, &mut self.stats);
                 }
                 match found {
                     Some(slot) => {
                         if dirty {
-                            self.l3[b].or_flags(slot, DIRTY);
+                            self.l3.or_flags(slot, DIRTY);
                         }
                     }
                     None if self.l3_victim => {
                         let f = if dirty { DIRTY } else { 0 };
-                        if let Some((w, wf)) = self.l3[b].insert(set, v, f) {
+                        if let Some((w, wf)) = self.l3.insert(set, v, f) {
                             self.evict_l3(w, wf, at);
                         }
                     }
@@ -541,9 +673,9 @@ impl Machine {
     /// Whether tile `s` holds `v` dirty.
     fn tile_dirty(&self, s: usize, v: u64) -> bool {
         if self.has_l2() {
-            let set = self.l2[s].set_of(scramble(v));
-            let Some(slot) = self.l2[s].find(set, v) else { return false };
-            let f = self.l2[s].flags(slot);
+            let set = self.l2.set_in(s, scramble(v));
+            let Some(slot) = self.l2.find(set, v) else { return false };
+            let f = self.l2.flags(slot);
             f & DIRTY != 0
                 || present(f).any(|i| {
                     let o = s * self.cpt + i;
@@ -566,9 +698,9 @@ impl Machine {
         let back = self.net.msg(home, tr, 1, &mut self.stats);
         if write {
             if let Some(b) = bank {
-                let set = self.l3[b].set_of(self.l3_banks.div(x));
-                if let Some(slot) = self.l3[b].find(set, line) {
-                    self.l3[b].or_flags(slot, DIRTY);
+                let set = self.l3.set_in(b, self.l3_banks.div(x));
+                if let Some(slot) = self.l3.find(set, line) {
+                    self.l3.or_flags(slot, DIRTY);
                 }
             }
             self.l1_hit

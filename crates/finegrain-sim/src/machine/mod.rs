@@ -118,15 +118,15 @@ pub struct Machine {
     core: Vec<u32>,
     l1: Vec<Cache>,
     l1_hit: u32,
-    /// Per tile (empty without an L2).
-    l2: Vec<Cache>,
+    /// A part per tile (none without an L2).
+    l2: Cache,
     l2_hit: u32,
     l2_busy: u64,
     l2_banks: Modulus,
     /// `tile * banks + bank`.
     l2_servers: Vec<Server>,
-    /// Per chip-wide bank (empty without an L3).
-    l3: Vec<Cache>,
+    /// A part per chip-wide bank (none without an L3).
+    l3: Cache,
     l3_hit: u32,
     l3_busy: u64,
     l3_banks: Modulus,
@@ -169,21 +169,21 @@ impl Machine {
         let l1 = if cached { (0..used_cores).map(|_| Cache::new(p.l1.bytes, p.l1.ways)).collect() } else { Vec::new() };
         let (l2, l2_servers, l2_hit, l2_busy, l2_nb) = match p.l2.filter(|_| cached) {
             Some(c) => (
-                (0..used_tiles).map(|_| Cache::new(c.bytes, c.ways)).collect(),
+                Cache::parts(used_tiles, c.bytes, c.ways),
                 vec![Server::new(); used_tiles * c.banks.max(1)],
                 c.hit_cycles,
                 c.busy_cycles as u64,
                 c.banks.max(1),
             ),
-            None => (Vec::new(), Vec::new(), 0, 0, 1),
+            None => (Cache::parts(0, 64, 1), Vec::new(), 0, 0, 1),
         };
         let (l3, l3_servers, l3_hit, l3_busy, l3_nb) = match p.l3 {
             Some(c) => {
                 let banks = c.banks.max(1) * scale;
                 let per_bank = c.bytes * scale / banks;
-                ((0..banks).map(|_| Cache::new(per_bank, c.ways)).collect(), vec![Server::new(); banks], c.hit_cycles, c.busy_cycles as u64, banks)
+                (Cache::parts(banks, per_bank, c.ways), vec![Server::new(); banks], c.hit_cycles, c.busy_cycles as u64, banks)
             }
-            None => (Vec::new(), Vec::new(), 0, 0, 0),
+            None => (Cache::parts(0, 64, 1), Vec::new(), 0, 0, 0),
         };
         let channels = p.mem_channels.max(1) * scale;
         let net = Network::new(&p.net, chip_tiles, l3_nb);
@@ -322,8 +322,8 @@ impl Machine {
 
     /// Heap bytes the model holds (caches, directory, network, servers).
     pub fn heap_bytes(&self) -> usize {
-        let caches: usize = self.l1.iter().chain(&self.l2).chain(&self.l3).map(Cache::heap_bytes).sum();
-        let servers = (self.l2_servers.len() + self.l3_servers.len() + self.mem_servers.len()) * 4 * (Server::HISTORY as usize + 1);
+        let caches: usize = self.l1.iter().chain([&self.l2, &self.l3]).map(Cache::heap_bytes).sum();
+        let servers = (self.l2_servers.len() + self.l3_servers.len() + self.mem_servers.len()) * 4 * 2 * Server::HISTORY as usize;
         caches + self.dir.heap_bytes() + self.net.heap_bytes() + servers + self.core.capacity() * 4
     }
 }

@@ -22,15 +22,16 @@
 //! work that was forgotten). The ring's memory is bounded by that history
 //! plus the backlog ahead, itself capped at [`Server::MAX_AHEAD`] windows.
 
-use std::collections::VecDeque;
-
 #[derive(Clone, Debug)]
 pub struct Server {
     shift: u32,
-    /// Window number of `used[0]`.
+    /// Window number of the oldest window kept.
     base: u64,
-    /// Cycles of service booked in each window from `base` on.
-    used: VecDeque<u32>,
+    /// Windows kept, from `base` on.
+    len: usize,
+    /// Cycles of service booked in each kept window: window `w` is
+    /// `ring[w & (ring.len() - 1)]` (a power of two, at least `len`).
+    ring: Vec<u32>,
     /// The newest request's window.
     newest: u64,
     requests: u64,
@@ -57,11 +58,46 @@ impl Server {
     /// A server with windows of `window` cycles (rounded up to a power of two).
     pub fn with_window(window: u64) -> Server {
         let w = window.max(1).next_power_of_two();
-        Server { shift: w.trailing_zeros(), base: 0, used: VecDeque::new(), newest: 0, requests: 0, waited: 0 }
+        Server { shift: w.trailing_zeros(), base: 0, len: 0, ring: Vec::new(), newest: 0, requests: 0, waited: 0 }
     }
 
     fn window(&self) -> u64 {
         1 << self.shift
+    }
+
+    /// The slot of kept window `base + i`.
+    #[inline]
+    fn at(&self, i: usize) -> usize {
+        (self.base as usize).wrapping_add(i) & (self.ring.len() - 1)
+    }
+
+    /// Keeps windows up to `base + i` (new ones empty).
+    #[inline(always)]
+    fn extend_to(&mut self, i: usize) {
+        if i >= self.len {
+            self.extend_slow(i);
+        }
+    }
+
+    #[inline(never)]
+    fn extend_slow(&mut self, i: usize) {
+        if i >= self.ring.len() {
+            // Grow, keeping each window at its own slot.
+            let cap = (i + 1).next_power_of_two().max(2 * Self::HISTORY as usize);
+            let mut ring = vec![0u32; cap];
+            for k in 0..self.len {
+                ring[(self.base as usize).wrapping_add(k) & (cap - 1)] = self.ring[self.at(k)];
+            }
+            self.ring = ring;
+        }
+        let mask = self.ring.len() - 1;
+        let from = (self.base as usize).wrapping_add(self.len) & mask;
+        let n = i + 1 - self.len;
+        // The new windows' slots, in at most two runs (the ring wraps).
+        let first = n.min(self.ring.len() - from);
+        self.ring[from..from + first].fill(0);
+        self.ring[..n - first].fill(0);
+        self.len = i + 1;
     }
 
     /// Books a request arriving at `now` that keeps the server busy for
@@ -76,8 +112,8 @@ impl Server {
             self.newest = w;
             let keep_from = w.saturating_sub(Self::HISTORY);
             if keep_from > self.base {
-                let drop = (keep_from - self.base).min(self.used.len() as u64) as usize;
-                self.used.drain(..drop);
+                let drop = (keep_from - self.base).min(self.len as u64) as usize;
+                self.len -= drop;
                 self.base = keep_from;
             }
         }
@@ -89,28 +125,26 @@ impl Server {
         let mut i = (w - self.base) as usize;
         let limit = (self.newest - self.base + Self::MAX_AHEAD) as usize;
         loop {
-            if i >= self.used.len() {
-                self.used.resize(i + 1, 0);
-            }
-            if self.used[i] < cap || i + 1 >= limit {
+            self.extend_to(i);
+            if self.ring[self.at(i)] < cap || i + 1 >= limit {
                 break;
             }
             i += 1;
         }
         let wstart = (self.base + i as u64) << self.shift;
-        let start = now.max(wstart + self.used[i] as u64);
+        let slot = self.at(i);
+        let start = now.max(wstart + self.ring[slot] as u64);
         // The window is busy up to the request's end; what passes the
         // window's end carries into the next ones.
         let end = start - wstart + service;
-        self.used[i] = end.min(cap as u64) as u32;
+        self.ring[slot] = end.min(cap as u64) as u32;
         let mut carry = end.saturating_sub(cap as u64);
         let mut j = i + 1;
         while carry > 0 && j < limit {
-            if j >= self.used.len() {
-                self.used.push_back(0);
-            }
-            let total = self.used[j] as u64 + carry;
-            self.used[j] = total.min(cap as u64) as u32;
+            self.extend_to(j);
+            let slot = self.at(j);
+            let total = self.ring[slot] as u64 + carry;
+            self.ring[slot] = total.min(cap as u64) as u32;
             carry = total.saturating_sub(cap as u64);
             j += 1;
         }
@@ -184,7 +218,8 @@ mod tests {
         for k in 0..100_000u64 {
             s.serve(k * 1000, 5);
         }
-        assert!(s.used.len() as u64 <= Server::HISTORY + 2, "{}", s.used.len());
+        assert!(s.len as u64 <= Server::HISTORY + 2, "{}", s.len);
+        assert!(s.ring.len() as u64 <= 2 * Server::HISTORY, "{}", s.ring.len());
         // Far older than the history: served at once.
         assert_eq!(s.serve(5, 1_000_000), 5);
     }

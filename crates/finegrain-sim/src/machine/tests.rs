@@ -211,9 +211,9 @@ fn directory_stays_consistent() {
     let mut checked = 0;
     for line in (1u64 << 40)..(1u64 << 40) + 1024 {
         let tiles = m.dir.tiles(line);
-        for s in 0..m.l2.len() {
-            let set = m.l2[s].set_of(cache::scramble(line));
-            let held = m.l2[s].find(set, line).is_some();
+        for s in 0..m.l2.n_parts() {
+            let set = m.l2.set_in(s, cache::scramble(line));
+            let held = m.l2.find(set, line).is_some();
             let listed = tiles.iter().any(|x| x == s);
             assert_eq!(held, listed, "line {line} tile {s}");
             checked += held as usize;
@@ -346,4 +346,160 @@ fn building_is_cheap() {
     }
     let t = start.elapsed();
     assert!(t.as_secs_f64() < 5.0, "{t:?}");
+}
+
+/// FNV-1a over 64-bit words.
+fn fold(h: u64, v: u64) -> u64 {
+    (h ^ v).wrapping_mul(0x0000_0100_0000_01B3)
+}
+
+fn stats_digest(s: &MemStats) -> u64 {
+    let lv = |l: &LevelStats| [l.accesses, l.hits, l.misses, l.queue_cycles];
+    let mut words = vec![s.accesses, s.writes];
+    words.extend(lv(&s.l1));
+    words.extend(lv(&s.l2));
+    words.extend(lv(&s.l3));
+    words.extend([
+        s.upgrades,
+        s.dir_lookups,
+        s.invalidations,
+        s.back_invalidations,
+        s.cache_to_cache,
+        s.dram_reads,
+        s.dram_writes,
+        s.dram_queue_cycles,
+        s.messages,
+        s.flit_hops,
+        s.spm_local,
+        s.spm_remote,
+    ]);
+    words.into_iter().fold(0xcbf2_9ce4_8422_2325, fold)
+}
+
+/// A fixed pseudo-random sequence of accesses (private streams, private
+/// reuse, shared lines read and written, lines that conflict in one set,
+/// times nearly in order with some far behind), plus messages and
+/// scratchpad loads. Returns (digest of every latency, their sum, digest
+/// of the final counts, tracked lines).
+fn golden_run(p: &Preset, n: usize, accesses: usize) -> (u64, u64, MemStats, usize) {
+    let mut m = Machine::new(p, n).unwrap();
+    let mut x = 0x2545_F491_4F6C_DD1Du64;
+    let mut h = 0xcbf2_9ce4_8422_2325u64;
+    let mut sum = 0u64;
+    let mut stream = vec![0u64; n];
+    for k in 0..accesses {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        let t = (x % n as u64) as usize;
+        let mut now = (k / n.min(64)) as u64 * 7 + (x >> 40) % 300;
+        if k % 997 == 0 {
+            now /= 3; // far behind the others
+        }
+        let r = (x >> 20) % 100;
+        let (line, write) = if r < 35 {
+            stream[t] += 1;
+            (((t as u64) << 28) | stream[t], (x >> 9) % 16 == 0) // private stream
+        } else if r < 60 {
+            (((t as u64) << 28) | (1 << 27) | ((x >> 32) % 300), (x >> 8) % 5 == 0)
+        // private reuse
+        } else if r < 85 {
+            ((1 << 40) | ((x >> 32) % 2048), (x >> 8) % 3 == 0) // shared
+        } else if r < 95 {
+            ((1 << 41) | ((x >> 32) % 16), (x >> 8) % 2 == 0) // hot shared
+        } else {
+            // Lines 64K apart, written and read by every tile.
+            ((((x >> 32) % 64) << 16) | (3 << 36), (x >> 8) % 4 == 0)
+        };
+        let l = m.access(t, line, write, now);
+        h = fold(h, l as u64);
+        sum += l as u64;
+        if k % 101 == 0 {
+            let o = (x >> 24) as usize % n;
+            h = fold(h, m.msg_latency(t, o) as u64);
+            h = fold(h, m.center_latency(t) as u64);
+            h = fold(h, m.spm_latency(t, o).map_or(u64::MAX, |v| v as u64));
+        }
+    }
+    (h, sum, m.stats().clone(), m.tracked_lines())
+}
+
+/// The configurations of [`golden`]: real presets and shrunken ones whose
+/// small caches evict at every level.
+fn golden_cases() -> Vec<(String, Preset, usize)> {
+    let mut out = Vec::new();
+    for (name, n) in [
+        ("adm-cmp", 256),
+        ("carbon-ring", 64),
+        ("tiled-32", 32),
+        ("hb-128", 128),
+        ("pdf-cmp", 32),
+        ("host-2", 2),
+        ("adm-cmp", 24),
+        ("throughput-32", 32),
+    ] {
+        out.push((format!("{name}/{n}"), preset(name).unwrap().clone(), n));
+    }
+    let shrink = |c: Option<CacheCfg>, bytes: usize| c.map(|c| CacheCfg { bytes, ..c });
+    let mut p = preset("adm-cmp").unwrap().clone();
+    p.l1.bytes = 4 << 10;
+    p.l2 = shrink(p.l2, 64 << 10);
+    p.l3 = shrink(p.l3, 128 << 10);
+    out.push(("adm-cmp small/64".into(), p, 64));
+    let mut p = preset("carbon-ring").unwrap().clone();
+    p.l1.bytes = 2 << 10;
+    p.l3 = shrink(p.l3, 256 << 10);
+    out.push(("carbon-ring small/64".into(), p, 64));
+    let mut p = preset("tiled-32").unwrap().clone();
+    p.l1.bytes = 2 << 10;
+    p.l2 = shrink(p.l2, 16 << 10);
+    p.l3 = shrink(p.l3, 64 << 10);
+    out.push(("tiled-32 small/32".into(), p, 32));
+    let mut p = preset("hb-128").unwrap().clone();
+    p.l3 = shrink(p.l3, 64 << 10);
+    out.push(("hb-128 small/128".into(), p, 128));
+    let mut p = preset("pdf-cmp").unwrap().clone();
+    p.l3 = shrink(p.l3, 128 << 10);
+    out.push(("pdf-cmp small/32".into(), p, 32));
+    out
+}
+
+const GOLDEN_ACCESSES: usize = 200_000;
+
+/// Every latency and count as the model gave them when this test was
+/// written: a faster model must give the same answers.
+#[test]
+fn golden() {
+    #[rustfmt::skip]
+    let want: &[(&str, u64, u64, u64, usize)] = &[
+        ("adm-cmp/256", 0xf8daffdb7e464d3d, 753142841, 0x085b423201b70ae3, 108614),
+        ("carbon-ring/64", 0x29d51b2265a79d93, 7236461331, 0x68a48b88646bdca6, 27396),
+        ("tiled-32/32", 0x10f882e8980a6db1, 2566215399, 0xfb0f2e6bb0b23032, 81461),
+        ("hb-128/128", 0xd2b90da4ee820ef5, 639951006, 0xb665cb4acf07acc4, 0),
+        ("pdf-cmp/32", 0xa3b77b5ee9c6d2fc, 51561077382, 0xe502aa73b44f3925, 13969),
+        ("host-2/2", 0xdfaa8dc20b0411b0, 25967986, 0x3b8c917be41cb5a3, 15282),
+        ("adm-cmp/24", 0x2eb3c722c831c091, 8366103057, 0x8848fecf96a99b12, 79117),
+        ("throughput-32/32", 0x13d1d37d057ddfb9, 5050568752, 0x04570873ff309434, 81461),
+        ("adm-cmp small/64", 0xfd4502981bbff684, 2725670916, 0xe9ac8b98be682121, 7497),
+        ("carbon-ring small/64", 0xad0f987a476d16da, 1156114198, 0xa3cb0d4b6c1ed545, 1873),
+        ("tiled-32 small/32", 0xf01b6ba19100ff3c, 1944598448, 0x70f41640391029dc, 1947),
+        ("hb-128 small/128", 0x46c842cb53e2af78, 218864713, 0xe4d78eef1694f5ae, 0),
+        ("pdf-cmp small/32", 0x587c353c618de864, 707653570, 0xfb542a72291b2b11, 2047),
+    ];
+    let mut got = Vec::new();
+    for (name, p, n) in golden_cases() {
+        let (h, sum, stats, tracked) = golden_run(&p, n, GOLDEN_ACCESSES);
+        if std::env::var_os("GOLDEN_VERBOSE").is_some() {
+            eprintln!("{name}: {stats:?}");
+        }
+        let s = stats_digest(&stats);
+        got.push(format!("        (\"{name}\", {h:#018x}, {sum}, {s:#018x}, {tracked}),"));
+    }
+    let got = got.join("\n");
+    let want = want
+        .iter()
+        .map(|(name, h, sum, s, tracked)| format!("        (\"{name}\", {h:#018x}, {sum}, {s:#018x}, {tracked}),"))
+        .collect::<Vec<_>>()
+        .join("\n");
+    assert_eq!(got, want, "\n{got}\n");
 }
