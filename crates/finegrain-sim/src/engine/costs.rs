@@ -55,13 +55,10 @@ pub const CARBON_EXCEPTION: u64 = 100;
 /// instructions), beside the lock and queue lines.
 pub const LOCKED_QUEUE_OP: u64 = 60;
 
-/// Idle: one `pause` of the spin backoff (assumption), a yield of the core,
-/// and the delay to wake a parked worker (assumption: a futex wake on a
-/// real machine is microseconds; a hardware thread woken by a message or a
-/// monitor is far quicker; 2,000 cycles is between).
+/// Idle: one `pause` of the spin backoff and a yield of the core
+/// (assumptions). Waking a parked worker is the preset's `wake_cycles`.
 pub const PAUSE: u64 = 10;
 pub const YIELD: u64 = 1_000;
-pub const WAKE: u64 = 2_000;
 
 /// A worker's turn runs at most this many line accesses of a work step before
 /// the event loop moves to another worker, so that cores interleave in

@@ -619,7 +619,7 @@ impl<'g> Sim<'g> {
             match next {
                 // Skip workers woken meanwhile by something else.
                 Some(p) if !self.w[p as usize].asleep => continue,
-                Some(p) => return self.wake(p as usize, at + costs::WAKE),
+                Some(p) => return self.wake(p as usize, at + self.cfg.preset.wake_cycles),
                 None => return,
             }
         }

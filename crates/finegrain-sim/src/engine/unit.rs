@@ -78,8 +78,12 @@ impl Sim<'_> {
         }
     }
 
-    /// One round trip to the GTU from `w` at `t`: cycles until the answer.
+    /// One round trip to the GTU from `w` at `t`: cycles until the answer
+    /// (on a machine without the hardware unit, the runtime's lock).
     fn gtu_request(&mut self, w: usize, t: u64) -> u64 {
+        if !self.cfg.preset.task_unit_hw {
+            return self.locked_op(w, t);
+        }
         let one = self.m.center_latency(w) as u64;
         let start = self.unit().server.serve(t + one, costs::CARBON_GTU_SERVICE);
         let c = start + costs::CARBON_GTU_ACCESS + one - t;
@@ -155,6 +159,12 @@ impl Sim<'_> {
         }
         s.deques[w].push_back(out);
         s.total += 1;
+        if !self.cfg.preset.task_unit_hw {
+            // The runtime's emulation: the worker takes the unit's lock.
+            cost += self.locked_op(w, t);
+            self.wake_one(t + cost);
+            return cost;
+        }
         // Posted: the core does not wait, but the request takes a slot.
         let one = self.m.center_latency(w) as u64;
         self.unit().server.serve(t + one, costs::CARBON_GTU_SERVICE);

@@ -126,6 +126,12 @@ pub struct Preset {
     /// Cycles a channel is busy per 64-byte line: its bandwidth.
     pub mem_busy_cycles: u32,
     pub spm: Option<SpmCfg>,
+    /// Carbon's task unit exists in hardware (the papers' chips); without it
+    /// (`host-2`) the `carbon` policy is the runtime's software emulation, a
+    /// task unit behind one lock, and is simulated as such.
+    pub task_unit_hw: bool,
+    /// Cycles from new work to a parked worker running (a wake-up).
+    pub wake_cycles: u64,
 }
 
 impl Preset {
@@ -216,6 +222,8 @@ static PRESETS: [Preset; 8] = [
         mem_channels: 1,     // [000] Tab 3: 1 memory controller per tile, single DDR3 channel
         mem_busy_cycles: 10, // DDR3-1600 channel, 12.8 GB/s = 6.4 B/cycle at 2 GHz: assumption
         spm: None,
+        task_unit_hw: true,
+        wake_cycles: 2_000, // a hardware thread woken by a monitor or message: assumption
     },
     Preset {
         name: "adm-cmp-1024",
@@ -237,6 +245,8 @@ static PRESETS: [Preset; 8] = [
         mem_channels: 1,
         mem_busy_cycles: 10,
         spm: None,
+        task_unit_hw: true,
+        wake_cycles: 2_000, // a hardware thread woken by a monitor or message: assumption
     },
     Preset {
         name: "carbon-ring",
@@ -279,6 +289,8 @@ static PRESETS: [Preset; 8] = [
         mem_channels: 4,    // not given ([002] Tab 1 lists contentionless latencies): assumption
         mem_busy_cycles: 8, // assumption
         spm: None,
+        task_unit_hw: true,
+        wake_cycles: 2_000, // a hardware thread woken by a monitor or message: assumption
     },
     Preset {
         name: "throughput-32",
@@ -320,6 +332,8 @@ static PRESETS: [Preset; 8] = [
         mem_channels: 4,    // [001] Tab 4.3a: 4 memory controllers
         mem_busy_cycles: 8, // assumption
         spm: None,
+        task_unit_hw: true,
+        wake_cycles: 2_000, // a hardware thread woken by a monitor or message: assumption
     },
     Preset {
         name: "tiled-32",
@@ -347,6 +361,8 @@ static PRESETS: [Preset; 8] = [
         mem_channels: 8,     // one MCU per tile as [000]: assumption
         mem_busy_cycles: 10, // as adm-cmp: assumption
         spm: None,
+        task_unit_hw: true,
+        wake_cycles: 2_000, // a hardware thread woken by a monitor or message: assumption
     },
     Preset {
         name: "hb-128",
@@ -388,6 +404,8 @@ static PRESETS: [Preset; 8] = [
             bytes: 4 * KB,   // [003] §2.1: 4 KB per core
             local_cycles: 2, // [003] §4: 2-cycle local access
         }),
+        task_unit_hw: true,
+        wake_cycles: 2_000, // a hardware thread woken by a monitor or message: assumption
     },
     Preset {
         name: "pdf-cmp",
@@ -426,6 +444,8 @@ static PRESETS: [Preset; 8] = [
         // assumption, making bandwidth the limit once a few cores miss together.
         mem_busy_cycles: 16,
         spm: None,
+        task_unit_hw: true,
+        wake_cycles: 2_000, // a hardware thread woken by a monitor or message: assumption
     },
     Preset {
         name: "host-2",
@@ -473,6 +493,8 @@ static PRESETS: [Preset; 8] = [
         mem_channels: 2,    // assumption (a VM; the host's channels are not visible)
         mem_busy_cycles: 6, // about 25 GB/s per channel at 2.45 GHz: assumption
         spm: None,
+        task_unit_hw: false, // this machine has no Carbon unit: the runtime emulates it with a lock
+        wake_cycles: 12_000, // a futex wake of a parked thread, measured: docs/simulation.md, calibration
     },
 ];
 
