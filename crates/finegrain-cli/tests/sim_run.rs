@@ -95,3 +95,32 @@ fn help_lists_presets_and_generators() {
         assert!(stdout.contains(g), "{g} missing from\n{stdout}");
     }
 }
+
+#[test]
+fn record_then_simulate_a_real_workload() {
+    let dir = scratch("record");
+    std::fs::create_dir_all(&dir).unwrap();
+    let trace = dir.join("fib.fgt");
+    let t = trace.to_str().unwrap();
+    let (code, stdout, stderr) = finegrain(&["record", "--workload", "fib", "--size", "test", "--out", t]);
+    assert_eq!(code, 0, "{stdout}\n{stderr}");
+    assert!(stdout.contains("join") && stdout.contains("wrote"), "{stdout}");
+    let g = finegrain_sim::trace::load(&trace).unwrap();
+    // fib(20) makes fib(21) - 1 joins.
+    assert_eq!(g.tasks.iter().filter(|t| t.kind == finegrain::taskgraph::TaskKind::Join).count(), 10945);
+    let o = dir.join("out");
+    let (code, stdout, stderr) =
+        finegrain(&["sim", "--trace", t, "--preset", "host-2", "--threads", "1,2", "--policies", "ws;adm-central", "--no-plots", "--out", o.to_str().unwrap()]);
+    assert_eq!(code, 0, "{stdout}\n{stderr}");
+    assert!(stdout.contains("ws") && stdout.contains("adm-central"), "{stdout}");
+    // Bad record arguments.
+    for (args, want) in [
+        (vec!["record", "--workload", "nosuch", "--out", t], "nosuch"),
+        (vec!["record", "--workload", "fib", "--size", "huge", "--out", t], "huge"),
+        (vec!["record", "--workload", "fib", "--size", "test", "--out", "/nonexistent/dir/x.fgt"], "cannot write"),
+    ] {
+        let (code, _, stderr) = finegrain(&args);
+        assert_eq!(code, 2, "{args:?}: {stderr}");
+        assert!(stderr.contains(want), "{args:?}: {stderr}");
+    }
+}
