@@ -178,10 +178,13 @@ impl<'a> Graph<'a> {
         let sleep = crate::sleep::Sleep::new(1);
         let run = GraphRun { nodes: Mutex::new(Vec::new()), latch: CountLatch::new(&sleep, 0), panic: PanicSlot::new(), registry: std::ptr::null() };
         let mut bodies: Vec<Option<Body<'a>>> = self.bodies.into_iter().map(Some).collect();
+        // Node to node without going back to the caller in between (as for loops).
+        let mut caller = None;
         while let Some(i) = ready.pop_front() {
             let body = bodies[i].take().expect("each node runs once");
             let ctx = GraphCtx { run: &run, created: Mutex::new(Vec::new()) };
-            record::run_as(ids[i], || body(&ctx));
+            caller.get_or_insert(record::switch_to(ids[i]));
+            body(&ctx);
             assert!(
                 lock(&ctx.created).is_empty(),
                 "finegrain::record: a graph node added nodes while the graph ran; recordings support graphs built before `run`"
@@ -192,6 +195,9 @@ impl<'a> Graph<'a> {
                     ready.push_back(j);
                 }
             }
+        }
+        if let Some(c) = caller {
+            record::switch_to(c);
         }
         record::wait(latch);
     }

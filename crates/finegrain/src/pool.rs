@@ -317,10 +317,14 @@ pub(crate) fn current_registry() -> Arc<Registry> {
     }
 }
 
-/// Number of workers of the pool the caller runs in (the global pool outside any).
+/// Number of workers of the pool the caller runs in (the global pool outside
+/// any; 1 while recording, which runs serially on the calling thread).
 pub fn current_num_threads() -> usize {
     let wt = WorkerThread::current();
     if wt.is_null() {
+        if crate::record::active() {
+            return 1;
+        }
         global().threads()
     } else {
         // SAFETY: as above.

@@ -87,13 +87,20 @@ fn run_recorded<T: Copy + Send>(
     for t in initial {
         rec.enqueue(t);
     }
+    // Task to task without going back to the caller in between: draining the
+    // worklist is the tasks' cost (a worker's, in the runtime), not the caller's.
     let mut acc = identity;
+    let mut caller = None;
     loop {
         let next = rec.work.borrow_mut().pop_front();
         let Some((id, task)) = next else { break };
+        let before = crate::record::switch_to(id);
+        caller.get_or_insert(before);
         let ctx = PhaseCtx { shared: &shared };
-        let v = crate::record::run_as(id, || (shared.body)(&ctx, task));
-        acc = combine(acc, v);
+        acc = combine(acc, (shared.body)(&ctx, task));
+    }
+    if let Some(c) = caller {
+        crate::record::switch_to(c);
     }
     crate::record::wait(rec.latch);
     acc

@@ -233,7 +233,7 @@ where
 
 /// Make `t` the running task (ending the current one's stretch); returns the
 /// task that ran before.
-fn switch_to(t: TaskId) -> TaskId {
+pub(crate) fn switch_to(t: TaskId) -> TaskId {
     let now = clock::now();
     with(|r| {
         r.close(now);
