@@ -1,6 +1,6 @@
 //! The event loop and the scheduling mechanisms.
 //!
-//! A simulation replays one [`TaskGraph`] on one machine preset with one
+//! A simulation replays one [`TaskGraph`](finegrain::taskgraph::TaskGraph) on one machine preset with one
 //! policy. Every hardware thread is a worker with a stack of frames, as in
 //! the runtime: a task runs its steps in order, a `join`'s wait or a loop's
 //! end blocks its frame, and a blocked worker looks for other work and runs

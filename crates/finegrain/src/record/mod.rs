@@ -25,7 +25,7 @@
 //! counter is read on entry to and exit from every hook); where there is no
 //! time-stamp counter, nanoseconds times a nominal 1 cycle per ns.
 //!
-//! **Footprints** come from the program: [`read`] and [`write`] declare the
+//! **Footprints** come from the program: [`read()`] and [`write()`] declare the
 //! memory a task touches (the workloads declare theirs, mostly through their
 //! `Par` layer). Addresses become 64-byte lines numbered page by page in order
 //! of first touch (`LineMap::PagesByFirstTouch`), so a trace does not depend
