@@ -52,6 +52,7 @@ struct CilkSortInstance {
 fn sort<P: Par>(p: P, a: &mut [u64], tmp: &mut [u64]) {
     let n = a.len();
     if n <= SORT_LEAF {
+        finegrain::record::write(a);
         a.sort_unstable();
         return;
     }
@@ -75,6 +76,9 @@ fn merge<P: Par>(p: P, x: &[u64], y: &[u64], out: &mut [u64]) {
         return merge(p, y, x, out);
     }
     if out.len() <= MERGE_LEAF || y.is_empty() {
+        finegrain::record::read(x);
+        finegrain::record::read(y);
+        finegrain::record::write(out);
         merge_serial(x, y, out);
         return;
     }
