@@ -21,6 +21,10 @@
 //! backends see the same kernel with the same grains; only who runs which chunk
 //! differs.
 //!
+//! Footprints for `finegrain record`: the chunked-mut operations declare the
+//! part they hand out as written (`finegrain::record::write`, one check per
+//! chunk, nothing when not recording); kernels declare what else they read.
+//!
 //! Loops hand out index ranges. [`Par::for_each_chunk_mut`],
 //! [`Par::fold_chunks_mut`] and [`Par::for_each_segment_mut`] turn "this task
 //! owns elements 40..48" into a `&mut` of those elements, relying on every
@@ -88,7 +92,9 @@ pub trait Par: Copy + Send + Sync {
         self.for_each_chunk(0..len, grain, |r| {
             let start = r.start;
             // SAFETY: `for_each_chunk` passes pairwise disjoint subranges of 0..len.
-            f(start, unsafe { d.slice(r) })
+            let part = unsafe { d.slice(r) };
+            finegrain::record::write(part);
+            f(start, part)
         });
     }
 
@@ -112,7 +118,9 @@ pub trait Par: Copy + Send + Sync {
             |acc, r| {
                 let start = r.start;
                 // SAFETY: `fold_chunks` passes pairwise disjoint subranges of 0..len.
-                fold(acc, start, unsafe { d.slice(r) })
+                let part = unsafe { d.slice(r) };
+                finegrain::record::write(part);
+                fold(acc, start, part)
             },
             combine,
         )
@@ -135,7 +143,9 @@ pub trait Par: Copy + Send + Sync {
             let span = offsets[r.start]..offsets[r.end];
             // SAFETY: disjoint segment ranges have disjoint spans because the
             // offsets are sorted (asserted above).
-            f(r, unsafe { d.slice(span) })
+            let part = unsafe { d.slice(span) };
+            finegrain::record::write(part);
+            f(r, part)
         });
     }
 }

@@ -96,6 +96,8 @@ impl SpMVInstance {
             p.for_each_chunk(0..a.nrows, ROWS_PER_TASK, |rows| {
                 // SAFETY: chunks of one loop are disjoint.
                 let ys = unsafe { out.slice(rows.clone()) };
+                finegrain::record::write(ys);
+                a.declare_rows(rows.clone(), xs);
                 for (yi, i) in ys.iter_mut().zip(rows) {
                     *yi = a.row_dot(i, xs);
                 }

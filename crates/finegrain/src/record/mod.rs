@@ -141,6 +141,33 @@ pub fn write<T>(data: &[T]) {
 #[inline(never)]
 pub fn touch(addr: usize, bytes: usize, write: bool) {
     if active() && bytes > 0 {
-        state::with(|r| r.touch(addr, bytes, write));
+        let t0 = clock::now();
+        state::with(|r| {
+            r.touch(addr, bytes, write);
+            r.exclude_since(t0);
+        });
     }
+}
+
+/// Declare the elements `data[i]` for each `i` of `indices` read (a gather:
+/// one declaration for all of them; no-op unless recording).
+///
+/// ```
+/// let x = [1.0f64; 100];
+/// finegrain::record::read_elements(&x, [3usize, 70, 4].into_iter());
+/// ```
+#[inline(never)]
+pub fn read_elements<T>(data: &[T], indices: impl Iterator<Item = usize>) {
+    if !active() {
+        return;
+    }
+    let t0 = clock::now();
+    let size = std::mem::size_of::<T>();
+    state::with(|r| {
+        for i in indices {
+            let e = &data[i];
+            r.touch(e as *const T as usize, size, false);
+        }
+        r.exclude_since(t0);
+    });
 }

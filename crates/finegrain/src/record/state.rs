@@ -60,8 +60,16 @@ impl Recorder {
         self.mark = clock::now();
     }
 
+    /// Leave the time since `t0` (the recorder's bookkeeping) out of the
+    /// open stretch.
+    pub(crate) fn exclude_since(&mut self, t0: u64) {
+        self.mark += clock::now().saturating_sub(t0);
+    }
+
     pub(crate) fn touch(&mut self, addr: usize, bytes: usize, write: bool) {
-        let t0 = clock::now();
+        if bytes == 0 {
+            return;
+        }
         let (first, last) = (addr / LINE, (addr + bytes - 1) / LINE);
         let mut line = first;
         while line <= last {
@@ -80,8 +88,6 @@ impl Recorder {
             }
             line += count;
         }
-        // The bookkeeping is not the task's work.
-        self.mark += clock::now().saturating_sub(t0);
     }
 
     pub(crate) fn finish(mut self) -> Result<TaskGraph, GraphError> {

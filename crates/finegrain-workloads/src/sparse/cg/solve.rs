@@ -50,6 +50,7 @@ pub fn parallel<P: Par>(par: P, a: &Csr, b: &[f64], iterations: usize) -> Vec<f6
             break; // converged exactly, as in `serial`
         }
         par.for_each_chunk_mut(&mut q, ROW_GRAIN, |start, part| {
+            a.declare_rows(start..start + part.len(), &p);
             for (k, qi) in part.iter_mut().enumerate() {
                 *qi = a.row_dot(start + k, &p);
             }
