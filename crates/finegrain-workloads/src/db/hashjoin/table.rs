@@ -55,6 +55,15 @@ impl Table {
         t
     }
 
+    /// Declare, for `finegrain record`, the home slot each of `probes` reads
+    /// first (one check when not recording).
+    pub fn declare_probes(&self, probes: &[Tuple]) {
+        if finegrain::record::active() {
+            finegrain::record::read(probes);
+            finegrain::record::read_elements(&self.slots, probes.iter().map(|s| hash(s.key) as usize & self.mask));
+        }
+    }
+
     /// Every build tuple with `s`'s key.
     #[inline]
     pub fn probe(&self, s: Tuple, m: &mut Matches) {
