@@ -109,8 +109,20 @@ fn record_then_simulate_a_real_workload() {
     // fib(20) makes fib(21) - 1 joins.
     assert_eq!(g.tasks.iter().filter(|t| t.kind == finegrain::taskgraph::TaskKind::Join).count(), 10945);
     let o = dir.join("out");
-    let (code, stdout, stderr) =
-        finegrain(&["sim", "--trace", t, "--preset", "host-2", "--threads", "1,2", "--policies", "ws;adm-central", "--no-plots", "--out", o.to_str().unwrap()]);
+    let (code, stdout, stderr) = finegrain(&[
+        "sim",
+        "--trace",
+        t,
+        "--preset",
+        "host-2",
+        "--threads",
+        "1,2",
+        "--policies",
+        "ws;adm-central",
+        "--no-plots",
+        "--out",
+        o.to_str().unwrap(),
+    ]);
     assert_eq!(code, 0, "{stdout}\n{stderr}");
     assert!(stdout.contains("ws") && stdout.contains("adm-central"), "{stdout}");
     // Bad record arguments.

@@ -8,10 +8,20 @@ fn main() {
     println!("total {} cycles; root's own work {}", g.total_cycles(), work(0));
     for k in TaskKind::ALL {
         let ts: Vec<u32> = (0..g.tasks.len() as u32).filter(|&t| g.tasks[t as usize].kind == k).collect();
-        if ts.is_empty() { continue; }
+        if ts.is_empty() {
+            continue;
+        }
         let w: u64 = ts.iter().map(|&t| work(t)).sum();
         let mut v: Vec<u64> = ts.iter().map(|&t| work(t)).collect();
         v.sort_unstable();
-        println!("{:>10}: {:>8} tasks, {:>12} cycles, mean {:>8.0}, median {:>8}, p99 {:>8}", k.name(), ts.len(), w, w as f64 / ts.len() as f64, v[v.len() / 2], v[v.len() * 99 / 100]);
+        println!(
+            "{:>10}: {:>8} tasks, {:>12} cycles, mean {:>8.0}, median {:>8}, p99 {:>8}",
+            k.name(),
+            ts.len(),
+            w,
+            w as f64 / ts.len() as f64,
+            v[v.len() / 2],
+            v[v.len() * 99 / 100]
+        );
     }
 }
