@@ -21,9 +21,15 @@
 //! backends see the same kernel with the same grains; only who runs which chunk
 //! differs.
 //!
-//! Footprints for `finegrain record`: the chunked-mut operations declare the
-//! part they hand out as written (`finegrain::record::write`, one check per
-//! chunk, nothing when not recording); kernels declare what else they read.
+//! Footprints for `finegrain record`: the simulator charges a task only for
+//! the memory it declares, so every parallel task says what it touches. The
+//! chunked-mut operations declare the part they hand out as written
+//! (`finegrain::record::write`, one check per chunk, nothing when not
+//! recording); kernels declare what else they read or write next to the
+//! access, at slice granularity, behind at most one
+//! `finegrain::record::active()` check per task or chunk (a loop over
+//! gathered elements runs only while recording). [`Par::reduce_reading`]
+//! is [`Par::reduce`] with each chunk's reads declared.
 //!
 //! Loops hand out index ranges. [`Par::for_each_chunk_mut`],
 //! [`Par::fold_chunks_mut`] and [`Par::for_each_segment_mut`] turn "this task
@@ -79,6 +85,22 @@ pub trait Par: Copy + Send + Sync {
         ID: Fn() -> T + Sync + Send,
         M: Fn(usize) -> T + Sync + Send,
         C: Fn(T, T) -> T + Sync + Send;
+
+    /// [`Par::reduce`] that also calls `reads(chunk)` once per chunk while
+    /// recording, to declare what the chunk's `map` calls read. Finegrain
+    /// folds chunks of the grain `finegrain::reduce` picks; the others reduce
+    /// as in [`Par::reduce`] and declare nothing.
+    fn reduce_reading<T, ID, M, C, R>(self, range: Range<usize>, identity: ID, map: M, combine: C, reads: R) -> T
+    where
+        T: Send,
+        ID: Fn() -> T + Sync + Send,
+        M: Fn(usize) -> T + Sync + Send,
+        C: Fn(T, T) -> T + Sync + Send,
+        R: Fn(Range<usize>) + Sync + Send,
+    {
+        let _ = reads;
+        self.reduce(range, identity, map, combine)
+    }
 
     /// `f(first_index, part)` on disjoint parts of `data` of at most `grain`
     /// elements that together cover it.
@@ -236,6 +258,26 @@ impl Par for Finegrain {
         C: Fn(T, T) -> T + Sync + Send,
     {
         finegrain::reduce(range, identity, map, combine)
+    }
+
+    fn reduce_reading<T, ID, M, C, R>(self, range: Range<usize>, identity: ID, map: M, combine: C, reads: R) -> T
+    where
+        T: Send,
+        ID: Fn() -> T + Sync + Send,
+        M: Fn(usize) -> T + Sync + Send,
+        C: Fn(T, T) -> T + Sync + Send,
+        R: Fn(Range<usize>) + Sync + Send,
+    {
+        // finegrain::reduce's grain (a recording's for a 256-thread pool).
+        let threads = if finegrain::record::active() { 256 } else { finegrain::current_num_threads().max(1) };
+        let grain = (range.len() / (threads * 64)).clamp(1, 1024);
+        let fold = |acc, r: Range<usize>| {
+            if finegrain::record::active() {
+                reads(r.clone());
+            }
+            r.fold(acc, |a, i| combine(a, map(i)))
+        };
+        finegrain::fold_chunks(range, grain, &identity, fold, &combine)
     }
 }
 

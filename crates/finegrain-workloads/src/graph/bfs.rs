@@ -18,7 +18,7 @@
 use super::input::check_graph;
 use super::rmat::{rmat, Adj, Direction};
 use crate::par::{Finegrain, Par, Rayon, Serial};
-use crate::support::digest::{combine, digest};
+use crate::support::digest::{combine, digest_slice};
 use crate::support::io::Input;
 use crate::support::rng::SplitMix64;
 use crate::{Instance, Output, Size, Workload};
@@ -212,7 +212,7 @@ impl BfsInstance {
             .iter()
             .map(|&s| {
                 let level = search(s);
-                digest(p, level.len(), |i| level[i] as u64)
+                digest_slice(p, &level, |&l| l as u64)
             })
             .collect();
         Output::Digest { len: self.adj.num_vertices() * self.sources.len(), hash: combine(&hashes) }
