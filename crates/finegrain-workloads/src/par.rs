@@ -340,15 +340,33 @@ impl Par for Rayon {
 
 /// `out[y * width + x] = f(x, y)` for every pixel, in parallel by
 /// finegrain's `for_each_2d` (which splits the longer side, keeping tasks
-/// compact). Finegrain only: the Rayon versions loop over rows instead.
-pub fn fill_2d<T, F>(out: &mut [T], width: usize, f: F)
+/// compact), where `f(x, y)` reads only rows `y - halo..=y + halo` of `input`
+/// (an image of the same width). Finegrain only: the Rayon versions loop over
+/// rows instead.
+///
+/// While recording, `for_each_2d`'s leaves are slabs of whole rows, so each
+/// row declares, as it starts, the row it writes and the input rows it reads.
+pub fn fill_2d<T, U, F>(out: &mut [T], width: usize, input: &[U], halo: usize, f: F)
 where
     T: Send,
+    U: Sync,
     F: Fn(usize, usize) -> T + Sync + Send,
 {
     assert!(width > 0 && out.len().is_multiple_of(width), "{} elements do not form rows of {width}", out.len());
     let height = out.len() / width;
     let d = SharedMut::new(out);
+    if finegrain::record::active() {
+        finegrain::for_each_2d([0..height, 0..width], |y, x| {
+            if x == 0 {
+                d.declare_write(y * width..(y + 1) * width);
+                let rows = y.saturating_sub(halo)..(y + halo + 1).min(height);
+                finegrain::record::read(&input[rows.start * width..rows.end * width]);
+            }
+            // SAFETY: as below.
+            unsafe { d.write(y * width + x, f(x, y)) };
+        });
+        return;
+    }
     finegrain::for_each_2d([0..height, 0..width], |y, x| {
         // SAFETY: for_each_2d visits every point once, so no element is
         // written twice.
@@ -444,7 +462,7 @@ mod tests {
     #[test]
     fn fill_2d_visits_every_pixel_once() {
         let mut img = vec![(usize::MAX, usize::MAX); 7 * 5];
-        finegrain::Pool::new(2, "ws").unwrap().install(|| fill_2d(&mut img, 7, |x, y| (x, y)));
+        finegrain::Pool::new(2, "ws").unwrap().install(|| fill_2d(&mut img, 7, &[0u8; 35], 0, |x, y| (x, y)));
         assert!(img.iter().enumerate().all(|(i, &p)| p == (i % 7, i / 7)));
     }
 }
