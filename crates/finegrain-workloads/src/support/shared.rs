@@ -45,6 +45,17 @@ impl<'a, T> SharedMut<'a, T> {
     ///
     /// # Safety
     /// No other task touches any index of `range` while the view is alive.
+    /// Declare `range` written, for `finegrain record` (no-op unless
+    /// recording).
+    #[inline]
+    pub fn declare_write(&self, range: Range<usize>) {
+        if finegrain::record::active() {
+            assert!(range.start <= range.end && range.end <= self.len, "range {range:?} out of bounds ({})", self.len);
+            let bytes = range.len() * std::mem::size_of::<T>();
+            finegrain::record::touch(self.ptr.wrapping_add(range.start) as usize, bytes, true);
+        }
+    }
+
     #[inline]
     #[allow(clippy::mut_from_ref)]
     pub unsafe fn slice(&self, range: Range<usize>) -> &'a mut [T] {

@@ -2,7 +2,7 @@
 //! driven serially, by finegrain's 2-D loops, and by Rayon over rows.
 
 use super::stages::{self, Dims, Gradient};
-use crate::par::fill_2d;
+use crate::par::{fill_2d, Finegrain, Par};
 use rayon::prelude::*;
 
 /// Pixel classes (`NONE`, `WEAK`, `STRONG`) ready for hysteresis.
@@ -20,16 +20,16 @@ pub fn classify_serial(d: Dims, img: &[f32]) -> Vec<u8> {
 pub fn classify_finegrain(d: Dims, img: &[f32]) -> Vec<u8> {
     let n = img.len();
     let mut tmp = vec![0.0f32; n];
-    fill_2d(&mut tmp, d.width, |x, y| stages::blur_x(d, img, x, y));
+    fill_2d(&mut tmp, d.width, img, 0, |x, y| stages::blur_x(d, img, x, y));
     let mut blurred = vec![0.0f32; n];
-    fill_2d(&mut blurred, d.width, |x, y| stages::blur_y(d, &tmp, x, y));
+    fill_2d(&mut blurred, d.width, &tmp, 2, |x, y| stages::blur_y(d, &tmp, x, y));
     let mut grad = vec![Gradient::default(); n];
-    fill_2d(&mut grad, d.width, |x, y| stages::sobel(d, &blurred, x, y));
+    fill_2d(&mut grad, d.width, &blurred, 1, |x, y| stages::sobel(d, &blurred, x, y));
     // max is exact in any association, so the thresholds match the serial ones.
-    let max = finegrain::reduce(0..n, || 0.0f32, |p| grad[p].magnitude, f32::max);
+    let max = Finegrain.reduce_reading(0..n, || 0.0f32, |p| grad[p].magnitude, f32::max, |r| finegrain::record::read(&grad[r]));
     let (low, high) = stages::thresholds(max);
     let mut class = vec![stages::NONE; n];
-    fill_2d(&mut class, d.width, |x, y| stages::classify(d, &grad, x, y, low, high));
+    fill_2d(&mut class, d.width, &grad, 1, |x, y| stages::classify(d, &grad, x, y, low, high));
     class
 }
 
