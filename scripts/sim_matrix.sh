@@ -15,7 +15,7 @@ fg=target/release/finegrain
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
 presets=$($fg sim --preset help | awk '/threads/ {print $1 ":" $2}')
-for w in $($fg list --sizes test | awk '/^  [a-z]/ {print $1}'); do
+for w in $($fg list --sizes test | awk '/^  [a-z][a-z-]* +\[/ {print $1}'); do
     $fg record --workload "$w" --size "$SIZE" --out "$dir/$w.fgt" > /dev/null
     for p in $presets; do
         name=${p%%:*}
