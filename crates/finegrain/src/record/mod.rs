@@ -45,7 +45,7 @@
 mod clock;
 mod state;
 
-pub use state::{LINE_CAP, MAX_LEAVES};
+pub use state::{LINE_CAP, LOOP_THREADS, MAX_LEAVES};
 pub(crate) use state::{edge, fold, join, new_latch, node_task, run_as, spawn_existing, spawn_task, switch_to, wait};
 
 use crate::taskgraph::{Meta, TaskGraph};

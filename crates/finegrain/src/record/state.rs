@@ -12,6 +12,10 @@ use std::time::Instant;
 pub const LINE_CAP: u32 = 4096;
 /// Leaves kept per loop.
 pub const MAX_LEAVES: usize = 65_536;
+/// The pool size loops without a grain take theirs from while recording:
+/// `len / (LOOP_THREADS * 64)`, clamped to `1..=1024` (the runtime's rule,
+/// for a 256-thread pool).
+pub const LOOP_THREADS: usize = 256;
 
 const PAGE: usize = 4096;
 const LINE: usize = 64;
