@@ -299,14 +299,32 @@ impl Par for Rayon {
 /// `out[y * width + x] = f(x, y)` for every pixel, in parallel by
 /// finegrain's `for_each_2d` (which splits the longer side, keeping tasks
 /// compact). Finegrain only: the Rayon versions loop over rows instead.
-pub fn fill_2d<T, F>(out: &mut [T], width: usize, f: F)
+///
+/// For `finegrain record`, the pixels of row `y` read what `reads(y)`
+/// declares (called once per row, and only while recording, which also
+/// declares each row of `out` written).
+pub fn fill_2d<T, R, F>(out: &mut [T], width: usize, reads: R, f: F)
 where
     T: Send,
+    R: Fn(usize) + Sync + Send,
     F: Fn(usize, usize) -> T + Sync + Send,
 {
     assert!(width > 0 && out.len().is_multiple_of(width), "{} elements do not form rows of {width}", out.len());
     let height = out.len() / width;
     let d = SharedMut::new(out);
+    if finegrain::record::active() {
+        // Recording runs serially on this thread: the row's footprint is
+        // declared by whichever leaf writes its first pixel.
+        finegrain::for_each_2d([0..height, 0..width], |y, x| {
+            if x == 0 {
+                reads(y);
+                d.declare_write(y * width..(y + 1) * width);
+            }
+            // SAFETY: for_each_2d visits every point once.
+            unsafe { d.write(y * width + x, f(x, y)) };
+        });
+        return;
+    }
     finegrain::for_each_2d([0..height, 0..width], |y, x| {
         // SAFETY: for_each_2d visits every point once, so no element is
         // written twice.

@@ -52,4 +52,14 @@ impl<'a, T> SharedMut<'a, T> {
         // SAFETY: in bounds (checked above); exclusive by the caller's contract.
         unsafe { std::slice::from_raw_parts_mut(self.ptr.add(range.start), range.len()) }
     }
+
+    /// Declare `range` written for `finegrain record` (a footprint only: no
+    /// access; nothing when not recording).
+    #[inline]
+    pub fn declare_write(&self, range: Range<usize>) {
+        if finegrain::record::active() && range.start < range.end && range.end <= self.len {
+            let size = std::mem::size_of::<T>();
+            finegrain::record::touch(self.ptr as usize + range.start * size, range.len() * size, true);
+        }
+    }
 }
