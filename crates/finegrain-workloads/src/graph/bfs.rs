@@ -153,7 +153,13 @@ fn bfs_parallel<P: Par>(p: P, adj: &Adj, src: usize) -> Vec<u32> {
             0..frontier.len(),
             PUSH_GRAIN,
             || 0,
-            |s, r| s + frontier[r].iter().map(|&u| adj.degree(u as usize)).sum::<usize>(),
+            |s, r| {
+                if finegrain::record::active() {
+                    finegrain::record::read(&frontier[r.clone()]);
+                    adj.declare_lists(frontier[r.clone()].iter().map(|&u| u as usize), false);
+                }
+                s + frontier[r].iter().map(|&u| adj.degree(u as usize)).sum::<usize>()
+            },
             |a, b| a + b,
         );
         let next_level = depth + 1;
@@ -167,6 +173,13 @@ fn bfs_parallel<P: Par>(p: P, adj: &Adj, src: usize) -> Vec<u32> {
                 PULL_GRAIN,
                 Vec::new,
                 |mut found, r| {
+                    if finegrain::record::active() {
+                        // An upper bound: every neighbour's level, though
+                        // the scan of a vertex stops at the first found.
+                        finegrain::record::write(&level[r.clone()]);
+                        adj.declare_lists(r.clone(), true);
+                        finegrain::record::read_elements(&level, r.clone().flat_map(|v| adj.neighbors(v).iter().map(|&u| u as usize)));
+                    }
                     for v in r {
                         if level[v].load(Relaxed) == UNSEEN && adj.neighbors(v).iter().any(|&u| level[u as usize].load(Relaxed) == depth) {
                             level[v].store(next_level, Relaxed);
@@ -185,6 +198,16 @@ fn bfs_parallel<P: Par>(p: P, adj: &Adj, src: usize) -> Vec<u32> {
                 PUSH_GRAIN,
                 Vec::new,
                 |mut found, r| {
+                    if finegrain::record::active() {
+                        finegrain::record::read(&frontier[r.clone()]);
+                        adj.declare_lists(frontier[r.clone()].iter().map(|&u| u as usize), true);
+                        // Each neighbour's level is read and perhaps claimed.
+                        for &u in &frontier[r.clone()] {
+                            for &w in adj.neighbors(u as usize) {
+                                finegrain::record::write(std::slice::from_ref(&level[w as usize]));
+                            }
+                        }
+                    }
                     for &u in &frontier[r] {
                         for &w in adj.neighbors(u as usize) {
                             let l = &level[w as usize];
