@@ -116,6 +116,33 @@ impl Table {
         self.w_col[self.by_col(i, j)].store(w, Relaxed);
     }
 
+    /// Declare for `finegrain record` what filling cell `(i, j)` reads and
+    /// writes (the cells [`cell`] reads). Callers check
+    /// `finegrain::record::active()` first.
+    pub fn declare(&self, seq: &[u8], i: usize, j: usize) {
+        use finegrain::record::{read, write};
+        let r = self.by_row(i, j);
+        write(&self.v[r..r + 1]);
+        write(&self.w_row[r..r + 1]);
+        write(&self.w_col[self.by_col(i, j)..self.by_col(i, j) + 1]);
+        if j < i + MIN_HAIRPIN + 1 {
+            return;
+        }
+        read(&seq[i..i + 2]);
+        read(&seq[j - 1..j + 1]);
+        if strength(seq[i], seq[j]) != 0 {
+            read(&self.v[self.by_row(i + 1, j - 1)..self.by_row(i + 1, j - 1) + 1]);
+            for p in i + 1..=(i + 1 + MAX_LOOP).min(j.saturating_sub(MIN_HAIRPIN + 2)) {
+                let q_min = (p + MIN_HAIRPIN + 1).max((j - 1).saturating_sub(MAX_LOOP - (p - i - 1)));
+                read(self.v_row(p, q_min..j));
+            }
+        }
+        let k_end = (i + 1 + SPLITS).min(j);
+        read(&self.w_row[self.by_row(i, i + 1)..self.by_row(i, k_end.max(i + 1))]);
+        read(&self.w_row[self.by_row(i, j - 1)..self.by_row(i, j - 1) + 1]);
+        read(&self.w_col[self.by_col(i + 1, j)..self.by_col(k_end.max(i + 1), j) + 1]);
+    }
+
     /// `(V, W)` of every cell, row by row, packed into words.
     pub fn packed(&self) -> impl Iterator<Item = u64> + '_ {
         self.v.iter().zip(&self.w_row).map(|(v, w)| (v.load(Relaxed) as u32 as u64) << 32 | w.load(Relaxed) as u32 as u64)
