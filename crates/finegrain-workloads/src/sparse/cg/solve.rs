@@ -58,6 +58,7 @@ pub fn parallel<P: Par>(par: P, a: &Csr, b: &[f64], iterations: usize) -> Vec<f6
         let pq = par.reduce(0..n, || 0.0, |i| p[i] * q[i], |s, t| s + t);
         let alpha = rr / pq;
         par.for_each_chunk_mut(&mut x, VEC_GRAIN, |start, part| {
+            finegrain::record::read(&p[start..start + part.len()]);
             for (k, xi) in part.iter_mut().enumerate() {
                 *xi += alpha * p[start + k];
             }
@@ -68,6 +69,7 @@ pub fn parallel<P: Par>(par: P, a: &Csr, b: &[f64], iterations: usize) -> Vec<f6
             VEC_GRAIN,
             || 0.0,
             |mut s, start, part| {
+                finegrain::record::read(&q[start..start + part.len()]);
                 for (k, ri) in part.iter_mut().enumerate() {
                     *ri -= alpha * q[start + k];
                     s += *ri * *ri;
@@ -79,6 +81,7 @@ pub fn parallel<P: Par>(par: P, a: &Csr, b: &[f64], iterations: usize) -> Vec<f6
         let beta = rr_new / rr;
         rr = rr_new;
         par.for_each_chunk_mut(&mut p, VEC_GRAIN, |start, part| {
+            finegrain::record::read(&r[start..start + part.len()]);
             for (k, pi) in part.iter_mut().enumerate() {
                 *pi = r[start + k] + beta * *pi;
             }
