@@ -317,8 +317,10 @@ where
         // declared by whichever leaf writes its first pixel.
         finegrain::for_each_2d([0..height, 0..width], |y, x| {
             if x == 0 {
-                reads(y);
-                d.declare_write(y * width..(y + 1) * width);
+                finegrain::record::declare(|| {
+                    reads(y);
+                    d.declare_write(y * width..(y + 1) * width);
+                });
             }
             // SAFETY: for_each_2d visits every point once.
             unsafe { d.write(y * width + x, f(x, y)) };

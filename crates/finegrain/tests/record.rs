@@ -256,3 +256,28 @@ fn recording_twice_gives_the_same_structure() {
     assert_eq!(shape(&a), shape(&b));
     assert_eq!(a.loops, b.loops);
 }
+
+#[test]
+fn declare_runs_only_while_recording() {
+    let ran = std::cell::Cell::new(0);
+    record::declare(|| ran.set(ran.get() + 1));
+    assert_eq!(ran.get(), 0, "not recording: the block does not run");
+    let data = vec![0u64; 1000];
+    let ((), g) = record::record(meta(), || {
+        record::declare(|| {
+            ran.set(ran.get() + 1);
+            record::read(&data[..8]);
+            // Nested blocks are fine.
+            record::declare(|| record::write(&data[500..508]));
+        })
+    })
+    .unwrap();
+    assert_eq!(ran.get(), 1);
+    // 64 bytes each, one or two lines depending on alignment.
+    assert_eq!(g.lines.len(), 2);
+    assert!(g.lines[0].count <= 2 && !g.lines[0].write && g.lines[1].write);
+    // A panic inside a block leaves the recorder usable.
+    let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| record::record(meta(), || record::declare(|| panic!("boom")))));
+    assert!(r.is_err());
+    assert_eq!(record::record(meta(), || fib(4)).unwrap().0, 3);
+}

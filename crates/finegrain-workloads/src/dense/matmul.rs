@@ -120,11 +120,11 @@ fn multiply_add<P: Par>(p: P, c: &mut [f64], a: &[f64], b: &[f64], side: usize) 
 #[inline(never)]
 fn leaf(c: &mut [f64], a: &[f64], b: &[f64]) {
     let (c, a, b) = (&mut c[..LEAF * LEAF], &a[..LEAF * LEAF], &b[..LEAF * LEAF]);
-    if finegrain::record::active() {
+    finegrain::record::declare(|| {
         finegrain::record::read(a);
         finegrain::record::read(b);
         finegrain::record::write(c);
-    }
+    });
     for i in 0..LEAF {
         let ci = &mut c[i * LEAF..(i + 1) * LEAF];
         for k in 0..LEAF {

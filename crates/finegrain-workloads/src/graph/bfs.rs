@@ -154,10 +154,10 @@ fn bfs_parallel<P: Par>(p: P, adj: &Adj, src: usize) -> Vec<u32> {
             PUSH_GRAIN,
             || 0,
             |s, r| {
-                if finegrain::record::active() {
+                finegrain::record::declare(|| {
                     finegrain::record::read(&frontier[r.clone()]);
                     adj.declare_lists(frontier[r.clone()].iter().map(|&u| u as usize), false);
-                }
+                });
                 s + frontier[r].iter().map(|&u| adj.degree(u as usize)).sum::<usize>()
             },
             |a, b| a + b,
@@ -173,13 +173,13 @@ fn bfs_parallel<P: Par>(p: P, adj: &Adj, src: usize) -> Vec<u32> {
                 PULL_GRAIN,
                 Vec::new,
                 |mut found, r| {
-                    if finegrain::record::active() {
+                    finegrain::record::declare(|| {
                         // An upper bound: every neighbour's level, though
                         // the scan of a vertex stops at the first found.
                         finegrain::record::write(&level[r.clone()]);
                         adj.declare_lists(r.clone(), true);
                         finegrain::record::read_elements(&level, r.clone().flat_map(|v| adj.neighbors(v).iter().map(|&u| u as usize)));
-                    }
+                    });
                     for v in r {
                         if level[v].load(Relaxed) == UNSEEN && adj.neighbors(v).iter().any(|&u| level[u as usize].load(Relaxed) == depth) {
                             level[v].store(next_level, Relaxed);
@@ -198,7 +198,7 @@ fn bfs_parallel<P: Par>(p: P, adj: &Adj, src: usize) -> Vec<u32> {
                 PUSH_GRAIN,
                 Vec::new,
                 |mut found, r| {
-                    if finegrain::record::active() {
+                    finegrain::record::declare(|| {
                         finegrain::record::read(&frontier[r.clone()]);
                         adj.declare_lists(frontier[r.clone()].iter().map(|&u| u as usize), true);
                         // Each neighbour's level is read and perhaps claimed.
@@ -207,7 +207,7 @@ fn bfs_parallel<P: Par>(p: P, adj: &Adj, src: usize) -> Vec<u32> {
                                 finegrain::record::write(std::slice::from_ref(&level[w as usize]));
                             }
                         }
-                    }
+                    });
                     for &u in &frontier[r] {
                         for &w in adj.neighbors(u as usize) {
                             let l = &level[w as usize];

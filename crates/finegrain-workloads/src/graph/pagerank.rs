@@ -120,11 +120,11 @@ impl PageRankInstance {
                     GRAIN,
                     || 0.0,
                     |mut lost, r| {
-                        if finegrain::record::active() {
+                        finegrain::record::declare(|| {
                             finegrain::record::read(&rank[r.clone()]);
                             finegrain::record::read(&self.out_degree[r.clone()]);
                             c.declare_write(r.clone());
-                        }
+                        });
                         for u in r {
                             // SAFETY: each index belongs to one chunk.
                             unsafe { c.write(u, self.contribution(rank[u], u)) };
@@ -143,14 +143,14 @@ impl PageRankInstance {
             p.for_each_chunk(0..n, GRAIN, |vs| {
                 // SAFETY: chunks are disjoint.
                 let out = unsafe { r.slice(vs.clone()) };
-                if finegrain::record::active() {
+                finegrain::record::declare(|| {
                     finegrain::record::write(out);
                     // Lists of more than NESTED_DEGREE are read by their own loop.
                     let small = || vs.clone().filter(|&v| self.in_adj.degree(v) <= NESTED_DEGREE);
                     self.in_adj.declare_lists(vs.clone(), false);
                     self.in_adj.declare_lists(small(), true);
                     finegrain::record::read_elements(contrib, small().flat_map(|v| self.in_adj.neighbors(v).iter().map(|&u| u as usize)));
-                }
+                });
                 for (x, v) in out.iter_mut().zip(vs) {
                     let nb = self.in_adj.neighbors(v);
                     let pulled = if nb.len() > NESTED_DEGREE {
@@ -159,10 +159,10 @@ impl PageRankInstance {
                             GRAIN,
                             || 0.0,
                             |s, r| {
-                                if finegrain::record::active() {
+                                finegrain::record::declare(|| {
                                     finegrain::record::read(&nb[r.clone()]);
                                     finegrain::record::read_elements(contrib, nb[r.clone()].iter().map(|&u| u as usize));
-                                }
+                                });
                                 nb[r].iter().fold(s, |s, &u| s + contrib[u as usize])
                             },
                             |a, b| a + b,

@@ -108,8 +108,8 @@ impl Adj {
     }
 
     /// Declare for `finegrain record` that the adjacency lists of `vs` are
-    /// read (their offsets and, if `targets`, their neighbours). Callers check
-    /// `finegrain::record::active()` first: this walks every vertex.
+    /// read (their offsets and, if `targets`, their neighbours). Callers run
+    /// it inside `finegrain::record::declare`: it walks every vertex.
     pub fn declare_lists(&self, vs: impl Iterator<Item = usize>, targets: bool) {
         for v in vs {
             finegrain::record::read(&self.offsets[v..v + 2]);

@@ -166,6 +166,45 @@ pub fn write<T>(data: &[T]) {
     }
 }
 
+/// Run `f`, which declares a task's footprint, only while recording, and
+/// leave all of its time out of the task's cost: for declarations that walk
+/// the task's data (a gather, a list of scattered elements), whose loops
+/// would otherwise be charged to the task. One thread-local check when not
+/// recording.
+///
+/// ```
+/// let (x, idx) = (vec![0.0f64; 1000], [3usize, 900, 4]);
+/// finegrain::record::declare(|| {
+///     for &i in &idx {
+///         finegrain::record::read(&x[i..i + 1]);
+///     }
+/// });
+/// ```
+#[inline]
+pub fn declare(f: impl FnOnce()) {
+    if active() {
+        declare_now(f)
+    }
+}
+
+#[inline(never)]
+fn declare_now(f: impl FnOnce()) {
+    let t0 = clock::now();
+    let outer = state::with(|r| std::mem::replace(&mut r.declaring, true));
+    // Restore the flag even if `f` panics (the panic then leaves `record`).
+    struct Restore(bool, u64);
+    impl Drop for Restore {
+        fn drop(&mut self) {
+            state::with(|r| {
+                r.declaring = self.0;
+                r.exclude_since(self.1);
+            });
+        }
+    }
+    let _restore = Restore(outer, t0);
+    f();
+}
+
 /// Declare `bytes` bytes at `addr` read or written (no-op unless recording).
 #[inline(never)]
 pub fn touch(addr: usize, bytes: usize, write: bool) {

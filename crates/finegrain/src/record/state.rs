@@ -28,6 +28,9 @@ pub(crate) struct Recorder {
     mark: u64,
     /// Line runs of the open work stretch.
     lines: Vec<Lines>,
+    /// Inside a [`super::declare`] block: its declarations' time is left out
+    /// once, at the block's end.
+    pub(crate) declaring: bool,
     /// Past the cap, one run in `stride` is kept; `skip` more are dropped
     /// before the next one kept.
     stride: u64,
@@ -47,6 +50,7 @@ impl Recorder {
             cur: 0,
             mark: clock::now(),
             lines: Vec::new(),
+            declaring: false,
             stride: 1,
             skip: 0,
             pages: HashMap::new(),
@@ -75,6 +79,10 @@ impl Recorder {
     /// Leave the time since `t0` (the recorder's bookkeeping) out of the
     /// open stretch.
     pub(crate) fn exclude_since(&mut self, t0: u64) {
+        if self.declaring {
+            // Inside `declare`, which leaves out its whole time at its end.
+            return;
+        }
         self.mark += clock::now().saturating_sub(t0);
     }
 

@@ -121,13 +121,13 @@ pub fn parallel<P: Par>(par: P, net: &Netlist, s: &Schedule) -> Result {
     let (mut t, mut accepted) = (s.start_temperature, 0u64);
     for step in 0..s.steps {
         par.for_each_chunk(0..s.batch, GRAIN * 4, |r| {
-            if finegrain::record::active() {
+            finegrain::record::declare(|| {
                 for k in r.clone() {
                     let (a, b, _) = proposal(s, n, step, k);
                     finegrain::record::write(std::slice::from_ref(&claim[a]));
                     finegrain::record::write(std::slice::from_ref(&claim[b]));
                 }
-            }
+            });
             for k in r {
                 let (a, b, _) = proposal(s, n, step, k);
                 claim[a].fetch_min(k as u32, Relaxed);
@@ -136,12 +136,12 @@ pub fn parallel<P: Par>(par: P, net: &Netlist, s: &Schedule) -> Result {
         });
         let temperature = t;
         par.for_each_chunk_mut(&mut accepted_at, GRAIN, |first, part| {
-            if finegrain::record::active() {
+            finegrain::record::declare(|| {
                 for k in first..first + part.len() {
                     let (a, b, _) = proposal(s, n, step, k);
                     declare_swap(net, &loc, &claim, a, b);
                 }
-            }
+            });
             for (i, acc) in part.iter_mut().enumerate() {
                 let k = first + i;
                 let (a, b, r) = proposal(s, n, step, k);
@@ -155,7 +155,7 @@ pub fn parallel<P: Par>(par: P, net: &Netlist, s: &Schedule) -> Result {
             GRAIN * 4,
             || 0u64,
             |mut count, r| {
-                if finegrain::record::active() {
+                finegrain::record::declare(|| {
                     finegrain::record::read(&decided[r.clone()]);
                     for k in r.clone() {
                         let (a, b, _) = proposal(s, n, step, k);
@@ -166,7 +166,7 @@ pub fn parallel<P: Par>(par: P, net: &Netlist, s: &Schedule) -> Result {
                             }
                         }
                     }
-                }
+                });
                 for k in r {
                     let (a, b, _) = proposal(s, n, step, k);
                     if decided[k] {

@@ -58,10 +58,10 @@ impl Table {
     /// Declare, for `finegrain record`, the home slot each of `probes` reads
     /// first (one check when not recording).
     pub fn declare_probes(&self, probes: &[Tuple]) {
-        if finegrain::record::active() {
+        finegrain::record::declare(|| {
             finegrain::record::read(probes);
             finegrain::record::read_elements(&self.slots, probes.iter().map(|s| hash(s.key) as usize & self.mask));
-        }
+        });
     }
 
     /// Every build tuple with `s`'s key.

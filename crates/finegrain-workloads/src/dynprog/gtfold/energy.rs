@@ -117,8 +117,8 @@ impl Table {
     }
 
     /// Declare for `finegrain record` what filling cell `(i, j)` reads and
-    /// writes (the cells [`cell`] reads). Callers check
-    /// `finegrain::record::active()` first.
+    /// writes (the cells [`cell`] reads). Callers run it inside
+    /// `finegrain::record::declare`.
     pub fn declare(&self, seq: &[u8], i: usize, j: usize) {
         use finegrain::record::{read, write};
         let r = self.by_row(i, j);

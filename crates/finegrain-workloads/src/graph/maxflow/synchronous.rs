@@ -68,23 +68,23 @@ pub fn max_flow<P: Par>(p: P, net: &Network) -> i64 {
         labels_new.resize(active.len(), 0);
         relabels += st.relabel_all(p, &active, &mut labels_new);
         p.for_each_chunk(0..active.len(), GRAIN, |r| {
-            if finegrain::record::active() {
+            finegrain::record::declare(|| {
                 finegrain::record::read(&active[r.clone()]);
                 finegrain::record::read(&labels_new[r.clone()]);
                 active[r.clone()].iter().for_each(|&v| one(&st.label[v as usize], true));
-            }
+            });
             for k in r {
                 st.label[active[k] as usize].store(labels_new[k], Relaxed);
             }
         });
         p.for_each_chunk(0..reached.len(), GRAIN, |r| {
-            if finegrain::record::active() {
+            finegrain::record::declare(|| {
                 finegrain::record::read(&reached[r.clone()]);
                 for &w in &reached[r.clone()] {
                     one(&st.excess[w as usize], true);
                     one(&st.incoming[w as usize], true);
                 }
-            }
+            });
             for &w in &reached[r] {
                 let w = w as usize;
                 st.excess[w].fetch_add(st.incoming[w].swap(0, Relaxed), Relaxed);
@@ -116,10 +116,10 @@ impl State<'_> {
             GRAIN,
             Vec::new,
             |mut out, r| {
-                if finegrain::record::active() {
+                finegrain::record::declare(|| {
                     finegrain::record::read(&active[r.clone()]);
                     active[r.clone()].iter().for_each(|&v| self.declare_arcs(v as usize, true));
-                }
+                });
                 for &v in &active[r] {
                     self.push(v as usize, &mut out);
                 }
@@ -163,10 +163,10 @@ impl State<'_> {
         let count = AtomicI64::new(0);
         p.for_each_chunk_mut(out, GRAIN, |start, part| {
             let mut local = 0;
-            if finegrain::record::active() {
+            finegrain::record::declare(|| {
                 finegrain::record::read(&active[start..start + part.len()]);
                 active[start..start + part.len()].iter().for_each(|&v| self.declare_arcs(v as usize, false));
-            }
+            });
             for (k, slot) in part.iter_mut().enumerate() {
                 let v = active[start + k] as usize;
                 *slot = self.label[v].load(Relaxed);
@@ -217,14 +217,14 @@ impl State<'_> {
             GRAIN,
             Vec::new,
             |mut out, r| {
-                if finegrain::record::active() {
+                finegrain::record::declare(|| {
                     for k in r.clone() {
                         let v = if k < active.len() { active[k] } else { reached[k - active.len()] } as usize;
                         one(&self.excess[v], false);
                         one(&self.label[v], false);
                         one(&self.listed[v], true);
                     }
-                }
+                });
                 for k in r {
                     let v = if k < active.len() { active[k] } else { reached[k - active.len()] } as usize;
                     if self.is_inner(v) && self.alive(v) && !self.listed[v].swap(true, Relaxed) {
@@ -236,10 +236,10 @@ impl State<'_> {
             concat,
         );
         p.for_each_chunk(0..next.len(), GRAIN, |r| {
-            if finegrain::record::active() {
+            finegrain::record::declare(|| {
                 finegrain::record::read(&next[r.clone()]);
                 next[r.clone()].iter().for_each(|&v| one(&self.listed[v as usize], true));
-            }
+            });
             for &v in &next[r] {
                 self.listed[v as usize].store(false, Relaxed);
             }
@@ -268,7 +268,7 @@ impl State<'_> {
                 GRAIN,
                 Vec::new,
                 |mut out, r| {
-                    if finegrain::record::active() {
+                    finegrain::record::declare(|| {
                         finegrain::record::read(&frontier[r.clone()]);
                         for &v in &frontier[r.clone()] {
                             let arcs = net.arcs(v as usize);
@@ -280,7 +280,7 @@ impl State<'_> {
                                 one(&self.label[net.head[a] as usize], true);
                             }
                         }
-                    }
+                    });
                     for &v in &frontier[r] {
                         for a in net.arcs(v as usize) {
                             let u = net.head[a] as usize;

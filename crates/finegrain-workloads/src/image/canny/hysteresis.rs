@@ -60,9 +60,9 @@ pub fn finegrain(d: Dims, class: &mut [u8]) {
     finegrain::phase(bands, |ctx, task| match task {
         Task::Band { start, end } => {
             let first = start as usize * d.width;
-            if finegrain::record::active() {
+            finegrain::record::declare(|| {
                 finegrain::record::read(&cells[first..end as usize * d.width]);
-            }
+            });
             for (p, cell) in cells[first..end as usize * d.width].iter().enumerate() {
                 if cell.load(Relaxed) == STRONG && claim(cell) {
                     ctx.enqueue(Task::Pixel((first + p) as u32));
@@ -70,12 +70,12 @@ pub fn finegrain(d: Dims, class: &mut [u8]) {
             }
         }
         Task::Pixel(p) => {
-            if finegrain::record::active() {
+            finegrain::record::declare(|| {
                 // A neighbour is claimed by a compare-and-swap: written.
                 for q in stages::neighbours(d, p as usize) {
                     finegrain::record::write(std::slice::from_ref(&cells[q]));
                 }
-            }
+            });
             for q in stages::neighbours(d, p as usize) {
                 if claim(&cells[q]) {
                     ctx.enqueue(Task::Pixel(q as u32));
