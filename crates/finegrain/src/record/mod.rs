@@ -47,7 +47,11 @@
 //! dropped each time the cap fills, and then one run in 2, 4, ... kept), the
 //! lines of the runs dropped counted in `Meta::lines_dropped`. The
 //! declarations cost one thread-local check when not recording; the
-//! workloads make them once per task or chunk, never per element.
+//! workloads make them once per task or chunk, never per element. A
+//! declaration's own time is left out of the task's cost; [`declare`] runs a
+//! block of them (a walk over a gather's indices or a vertex's arcs) only
+//! while recording and leaves the whole block's time out, so that declaring
+//! a footprint does not make the task look longer.
 //!
 //! **Loops** keep their range whole: the leaves are chunks of the loop's
 //! grain (for loops that take no grain, the grain the runtime would pick for
