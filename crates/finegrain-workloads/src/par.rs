@@ -422,7 +422,7 @@ mod tests {
     #[test]
     fn fill_2d_visits_every_pixel_once() {
         let mut img = vec![(usize::MAX, usize::MAX); 7 * 5];
-        finegrain::Pool::new(2, "ws").unwrap().install(|| fill_2d(&mut img, 7, |x, y| (x, y)));
+        finegrain::Pool::new(2, "ws").unwrap().install(|| fill_2d(&mut img, 7, |_| (), |x, y| (x, y)));
         assert!(img.iter().enumerate().all(|(i, &p)| p == (i % 7, i / 7)));
     }
 }
