@@ -21,9 +21,15 @@
 //! backends see the same kernel with the same grains; only who runs which chunk
 //! differs.
 //!
-//! Footprints for `finegrain record`: the chunked-mut operations declare the
-//! part they hand out as written (`finegrain::record::write`, one check per
-//! chunk, nothing when not recording); kernels declare what else they read.
+//! Footprints for `finegrain record`: the simulator charges a task only for
+//! the memory it declares, so every parallel task says what it touches. The
+//! chunked-mut operations declare the part they hand out as written
+//! (`finegrain::record::write`, one check per chunk, nothing when not
+//! recording); kernels declare what else they read or write next to the
+//! access, at slice granularity, behind at most one
+//! `finegrain::record::active()` check per task or chunk (a loop over
+//! gathered elements runs only while recording). [`Par::reduce_reading`]
+//! is [`Par::reduce`] with each chunk's reads declared.
 //!
 //! Loops hand out index ranges. [`Par::for_each_chunk_mut`],
 //! [`Par::fold_chunks_mut`] and [`Par::for_each_segment_mut`] turn "this task
@@ -79,6 +85,22 @@ pub trait Par: Copy + Send + Sync {
         ID: Fn() -> T + Sync + Send,
         M: Fn(usize) -> T + Sync + Send,
         C: Fn(T, T) -> T + Sync + Send;
+
+    /// [`Par::reduce`] that also calls `reads(chunk)` once per chunk while
+    /// recording, to declare what the chunk's `map` calls read. Finegrain
+    /// folds chunks of the grain `finegrain::reduce` picks; the others reduce
+    /// as in [`Par::reduce`] and declare nothing.
+    fn reduce_reading<T, ID, M, C, R>(self, range: Range<usize>, identity: ID, map: M, combine: C, reads: R) -> T
+    where
+        T: Send,
+        ID: Fn() -> T + Sync + Send,
+        M: Fn(usize) -> T + Sync + Send,
+        C: Fn(T, T) -> T + Sync + Send,
+        R: Fn(Range<usize>) + Sync + Send,
+    {
+        let _ = reads;
+        self.reduce(range, identity, map, combine)
+    }
 
     /// `f(first_index, part)` on disjoint parts of `data` of at most `grain`
     /// elements that together cover it.
@@ -237,6 +259,26 @@ impl Par for Finegrain {
     {
         finegrain::reduce(range, identity, map, combine)
     }
+
+    fn reduce_reading<T, ID, M, C, R>(self, range: Range<usize>, identity: ID, map: M, combine: C, reads: R) -> T
+    where
+        T: Send,
+        ID: Fn() -> T + Sync + Send,
+        M: Fn(usize) -> T + Sync + Send,
+        C: Fn(T, T) -> T + Sync + Send,
+        R: Fn(Range<usize>) + Sync + Send,
+    {
+        // finegrain::reduce's grain (a recording's for a 256-thread pool).
+        let threads = if finegrain::record::active() { 256 } else { finegrain::current_num_threads().max(1) };
+        let grain = (range.len() / (threads * 64)).clamp(1, 1024);
+        let fold = |acc, r: Range<usize>| {
+            if finegrain::record::active() {
+                reads(r.clone());
+            }
+            r.fold(acc, |a, i| combine(a, map(i)))
+        };
+        finegrain::fold_chunks(range, grain, &identity, fold, &combine)
+    }
 }
 
 /// Rayon's `join` and indexed parallel iterators, in Rayon's current pool.
@@ -298,31 +340,29 @@ impl Par for Rayon {
 
 /// `out[y * width + x] = f(x, y)` for every pixel, in parallel by
 /// finegrain's `for_each_2d` (which splits the longer side, keeping tasks
-/// compact). Finegrain only: the Rayon versions loop over rows instead.
+/// compact), where `f(x, y)` reads only rows `y - halo..=y + halo` of `input`
+/// (an image of the same width). Finegrain only: the Rayon versions loop over
+/// rows instead.
 ///
-/// For `finegrain record`, the pixels of row `y` read what `reads(y)`
-/// declares (called once per row, and only while recording, which also
-/// declares each row of `out` written).
-pub fn fill_2d<T, R, F>(out: &mut [T], width: usize, reads: R, f: F)
+/// While recording, `for_each_2d`'s leaves are slabs of whole rows, so each
+/// row declares, as it starts, the row it writes and the input rows it reads.
+pub fn fill_2d<T, U, F>(out: &mut [T], width: usize, input: &[U], halo: usize, f: F)
 where
     T: Send,
-    R: Fn(usize) + Sync + Send,
+    U: Sync,
     F: Fn(usize, usize) -> T + Sync + Send,
 {
     assert!(width > 0 && out.len().is_multiple_of(width), "{} elements do not form rows of {width}", out.len());
     let height = out.len() / width;
     let d = SharedMut::new(out);
     if finegrain::record::active() {
-        // Recording runs serially on this thread: the row's footprint is
-        // declared by whichever leaf writes its first pixel.
         finegrain::for_each_2d([0..height, 0..width], |y, x| {
             if x == 0 {
-                finegrain::record::declare(|| {
-                    reads(y);
-                    d.declare_write(y * width..(y + 1) * width);
-                });
+                d.declare_write(y * width..(y + 1) * width);
+                let rows = y.saturating_sub(halo)..(y + halo + 1).min(height);
+                finegrain::record::read(&input[rows.start * width..rows.end * width]);
             }
-            // SAFETY: for_each_2d visits every point once.
+            // SAFETY: as below.
             unsafe { d.write(y * width + x, f(x, y)) };
         });
         return;
@@ -422,7 +462,7 @@ mod tests {
     #[test]
     fn fill_2d_visits_every_pixel_once() {
         let mut img = vec![(usize::MAX, usize::MAX); 7 * 5];
-        finegrain::Pool::new(2, "ws").unwrap().install(|| fill_2d(&mut img, 7, |_| (), |x, y| (x, y)));
+        finegrain::Pool::new(2, "ws").unwrap().install(|| fill_2d(&mut img, 7, &[0u8; 35], 0, |x, y| (x, y)));
         assert!(img.iter().enumerate().all(|(i, &p)| p == (i % 7, i / 7)));
     }
 }

@@ -96,6 +96,11 @@ fn quarters(m: &[f64]) -> [&[f64]; 4] {
 /// C += A * B for `side` x `side` blocks in the tiled layout.
 fn multiply_add<P: Par>(p: P, c: &mut [f64], a: &[f64], b: &[f64], side: usize) {
     if side == LEAF {
+        if finegrain::record::active() {
+            finegrain::record::read(a);
+            finegrain::record::read(b);
+            finegrain::record::write(c);
+        }
         leaf(c, a, b);
         return;
     }
@@ -120,11 +125,6 @@ fn multiply_add<P: Par>(p: P, c: &mut [f64], a: &[f64], b: &[f64], side: usize) 
 #[inline(never)]
 fn leaf(c: &mut [f64], a: &[f64], b: &[f64]) {
     let (c, a, b) = (&mut c[..LEAF * LEAF], &a[..LEAF * LEAF], &b[..LEAF * LEAF]);
-    finegrain::record::declare(|| {
-        finegrain::record::read(a);
-        finegrain::record::read(b);
-        finegrain::record::write(c);
-    });
     for i in 0..LEAF {
         let ci = &mut c[i * LEAF..(i + 1) * LEAF];
         for k in 0..LEAF {

@@ -10,7 +10,7 @@
 //! is A^T and a version that wrote nothing could not match.
 
 use crate::par::{Finegrain, Par, Rayon, Serial};
-use crate::support::digest::digest;
+use crate::support::digest::digest_slice;
 use crate::support::rng::SplitMix64;
 use crate::support::shared::SharedMut;
 use crate::{Instance, Output, Size, Workload};
@@ -58,14 +58,14 @@ struct TransposeInstance {
 /// columns) into `dst` (row-major with `rows` columns).
 fn block<P: Par>(p: P, src: &[f64], cols: usize, dst: &SharedMut<'_, f64>, rows: usize, r: Range<usize>, c: Range<usize>) {
     if r.len() * c.len() <= LEAF_ELEMS {
-        finegrain::record::declare(|| {
+        if finegrain::record::active() {
             for i in r.clone() {
                 finegrain::record::read(&src[i * cols + c.start..i * cols + c.end]);
             }
             for j in c.clone() {
                 dst.declare_write(j * rows + r.start..j * rows + r.end);
             }
-        });
+        }
         for i in r {
             for j in c.clone() {
                 // SAFETY: dst[j * rows + i] belongs to block (i, j) only, and
@@ -106,7 +106,7 @@ impl TransposeInstance {
             std::mem::swap(&mut x, &mut y);
             std::mem::swap(&mut rows, &mut cols);
         }
-        Output::Digest { len: x.len(), hash: digest(p, x.len(), |i| x[i].to_bits()) }
+        Output::Digest { len: x.len(), hash: digest_slice(p, &x, |v| v.to_bits()) }
     }
 }
 

@@ -18,7 +18,7 @@
 use super::input::check_graph;
 use super::rmat::{rmat, Adj, Direction};
 use crate::par::{Finegrain, Par, Rayon, Serial};
-use crate::support::digest::{combine, digest};
+use crate::support::digest::{combine, digest_slice};
 use crate::support::io::Input;
 use crate::support::rng::SplitMix64;
 use crate::{Instance, Output, Size, Workload};
@@ -154,10 +154,12 @@ fn bfs_parallel<P: Par>(p: P, adj: &Adj, src: usize) -> Vec<u32> {
             PUSH_GRAIN,
             || 0,
             |s, r| {
-                finegrain::record::declare(|| {
+                if finegrain::record::active() {
                     finegrain::record::read(&frontier[r.clone()]);
-                    adj.declare_lists(frontier[r.clone()].iter().map(|&u| u as usize), false);
-                });
+                    for &u in &frontier[r.clone()] {
+                        finegrain::record::read(&adj.offsets[u as usize..u as usize + 2]);
+                    }
+                }
                 s + frontier[r].iter().map(|&u| adj.degree(u as usize)).sum::<usize>()
             },
             |a, b| a + b,
@@ -173,15 +175,24 @@ fn bfs_parallel<P: Par>(p: P, adj: &Adj, src: usize) -> Vec<u32> {
                 PULL_GRAIN,
                 Vec::new,
                 |mut found, r| {
-                    finegrain::record::declare(|| {
-                        // An upper bound: every neighbour's level, though
-                        // the scan of a vertex stops at the first found.
-                        finegrain::record::write(&level[r.clone()]);
-                        adj.declare_lists(r.clone(), true);
-                        finegrain::record::read_elements(&level, r.clone().flat_map(|v| adj.neighbors(v).iter().map(|&u| u as usize)));
-                    });
+                    let rec = finegrain::record::active();
+                    if rec {
+                        // Each unseen vertex's neighbours up to the first one
+                        // on the frontier, and their levels.
+                        finegrain::record::read(&level[r.clone()]);
+                        finegrain::record::read(&adj.offsets[r.start..r.end + 1]);
+                        for v in r.clone().filter(|&v| level[v].load(Relaxed) == UNSEEN) {
+                            let nb = adj.neighbors(v);
+                            let k = nb.iter().position(|&u| level[u as usize].load(Relaxed) == depth).map_or(nb.len(), |k| k + 1);
+                            finegrain::record::read(&nb[..k]);
+                            finegrain::record::read_elements(&level, nb[..k].iter().map(|&u| u as usize));
+                        }
+                    }
                     for v in r {
                         if level[v].load(Relaxed) == UNSEEN && adj.neighbors(v).iter().any(|&u| level[u as usize].load(Relaxed) == depth) {
+                            if rec {
+                                finegrain::record::write(&level[v..v + 1]);
+                            }
                             level[v].store(next_level, Relaxed);
                             found.push(v as u32);
                         }
@@ -198,20 +209,23 @@ fn bfs_parallel<P: Par>(p: P, adj: &Adj, src: usize) -> Vec<u32> {
                 PUSH_GRAIN,
                 Vec::new,
                 |mut found, r| {
-                    finegrain::record::declare(|| {
+                    let rec = finegrain::record::active();
+                    if rec {
                         finegrain::record::read(&frontier[r.clone()]);
-                        adj.declare_lists(frontier[r.clone()].iter().map(|&u| u as usize), true);
-                        // Each neighbour's level is read and perhaps claimed.
                         for &u in &frontier[r.clone()] {
-                            for &w in adj.neighbors(u as usize) {
-                                finegrain::record::write(std::slice::from_ref(&level[w as usize]));
-                            }
+                            let u = u as usize;
+                            finegrain::record::read(&adj.offsets[u..u + 2]);
+                            finegrain::record::read(adj.neighbors(u));
+                            finegrain::record::read_elements(&level, adj.neighbors(u).iter().map(|&w| w as usize));
                         }
-                    });
+                    }
                     for &u in &frontier[r] {
                         for &w in adj.neighbors(u as usize) {
                             let l = &level[w as usize];
                             if l.load(Relaxed) == UNSEEN && l.compare_exchange(UNSEEN, next_level, Relaxed, Relaxed).is_ok() {
+                                if rec {
+                                    finegrain::record::write(std::slice::from_ref(l));
+                                }
                                 found.push(w);
                             }
                         }
@@ -235,7 +249,7 @@ impl BfsInstance {
             .iter()
             .map(|&s| {
                 let level = search(s);
-                digest(p, level.len(), |i| level[i] as u64)
+                digest_slice(p, &level, |&l| l as u64)
             })
             .collect();
         Output::Digest { len: self.adj.num_vertices() * self.sources.len(), hash: combine(&hashes) }

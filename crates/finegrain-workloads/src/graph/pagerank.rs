@@ -120,11 +120,11 @@ impl PageRankInstance {
                     GRAIN,
                     || 0.0,
                     |mut lost, r| {
-                        finegrain::record::declare(|| {
+                        if finegrain::record::active() {
                             finegrain::record::read(&rank[r.clone()]);
                             finegrain::record::read(&self.out_degree[r.clone()]);
                             c.declare_write(r.clone());
-                        });
+                        }
                         for u in r {
                             // SAFETY: each index belongs to one chunk.
                             unsafe { c.write(u, self.contribution(rank[u], u)) };
@@ -143,30 +143,27 @@ impl PageRankInstance {
             p.for_each_chunk(0..n, GRAIN, |vs| {
                 // SAFETY: chunks are disjoint.
                 let out = unsafe { r.slice(vs.clone()) };
-                finegrain::record::declare(|| {
+                if finegrain::record::active() {
+                    // Nested pulls declare their own reads.
+                    let adj = &self.in_adj;
                     finegrain::record::write(out);
-                    // Lists of more than NESTED_DEGREE are read by their own loop.
-                    let small = || vs.clone().filter(|&v| self.in_adj.degree(v) <= NESTED_DEGREE);
-                    self.in_adj.declare_lists(vs.clone(), false);
-                    self.in_adj.declare_lists(small(), true);
-                    finegrain::record::read_elements(contrib, small().flat_map(|v| self.in_adj.neighbors(v).iter().map(|&u| u as usize)));
-                });
+                    finegrain::record::read(&adj.offsets[vs.start..vs.end + 1]);
+                    for nb in vs.clone().map(|v| adj.neighbors(v)).filter(|nb| nb.len() <= NESTED_DEGREE) {
+                        finegrain::record::read(nb);
+                        finegrain::record::read_elements(contrib, nb.iter().map(|&u| u as usize));
+                    }
+                }
                 for (x, v) in out.iter_mut().zip(vs) {
                     let nb = self.in_adj.neighbors(v);
                     let pulled = if nb.len() > NESTED_DEGREE {
-                        p.fold_chunks(
-                            0..nb.len(),
-                            GRAIN,
-                            || 0.0,
-                            |s, r| {
-                                finegrain::record::declare(|| {
-                                    finegrain::record::read(&nb[r.clone()]);
-                                    finegrain::record::read_elements(contrib, nb[r.clone()].iter().map(|&u| u as usize));
-                                });
-                                nb[r].iter().fold(s, |s, &u| s + contrib[u as usize])
-                            },
-                            |a, b| a + b,
-                        )
+                        let pull = |s, r: std::ops::Range<usize>| {
+                            if finegrain::record::active() {
+                                finegrain::record::read(&nb[r.clone()]);
+                                finegrain::record::read_elements(contrib, nb[r.clone()].iter().map(|&u| u as usize));
+                            }
+                            nb[r].iter().fold(s, |s, &u| s + contrib[u as usize])
+                        };
+                        p.fold_chunks(0..nb.len(), GRAIN, || 0.0, pull, |a, b| a + b)
                     } else {
                         nb.iter().map(|&u| contrib[u as usize]).sum()
                     };

@@ -106,18 +106,6 @@ impl Adj {
     pub fn degree(&self, v: usize) -> usize {
         self.offsets[v + 1] - self.offsets[v]
     }
-
-    /// Declare for `finegrain record` that the adjacency lists of `vs` are
-    /// read (their offsets and, if `targets`, their neighbours). Callers run
-    /// it inside `finegrain::record::declare`: it walks every vertex.
-    pub fn declare_lists(&self, vs: impl Iterator<Item = usize>, targets: bool) {
-        for v in vs {
-            finegrain::record::read(&self.offsets[v..v + 2]);
-            if targets {
-                finegrain::record::read(self.neighbors(v));
-            }
-        }
-    }
 }
 
 /// LSD radix sort of keys below `2^bits`, 11 bits per pass: each pass streams

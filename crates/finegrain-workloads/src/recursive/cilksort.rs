@@ -9,7 +9,7 @@
 //! at a few thousand instructions.
 
 use crate::par::{Finegrain, Par, Rayon, Serial};
-use crate::support::digest::digest;
+use crate::support::digest::digest_slice;
 use crate::support::rng::SplitMix64;
 use crate::{Instance, Output, Size, Workload};
 
@@ -76,9 +76,11 @@ fn merge<P: Par>(p: P, x: &[u64], y: &[u64], out: &mut [u64]) {
         return merge(p, y, x, out);
     }
     if out.len() <= MERGE_LEAF || y.is_empty() {
-        finegrain::record::read(x);
-        finegrain::record::read(y);
-        finegrain::record::write(out);
+        if finegrain::record::active() {
+            finegrain::record::read(x);
+            finegrain::record::read(y);
+            finegrain::record::write(out);
+        }
         merge_serial(x, y, out);
         return;
     }
@@ -108,7 +110,7 @@ impl CilkSortInstance {
         let mut a = self.keys.clone();
         let mut tmp = vec![0u64; a.len()];
         sort(p, &mut a, &mut tmp);
-        Output::Digest { len: a.len(), hash: digest(p, a.len(), |i| a[i]) }
+        Output::Digest { len: a.len(), hash: digest_slice(p, &a, |&k| k) }
     }
 }
 

@@ -14,7 +14,7 @@
 use super::input::shape;
 use super::random::random_csr;
 use crate::par::{Finegrain, Par, Rayon, Serial};
-use crate::support::digest::{combine, digest};
+use crate::support::digest::{combine, digest_slice};
 use crate::support::io::{Csr, Input};
 use crate::support::rng::SplitMix64;
 use crate::support::shared::SharedMut;
@@ -237,11 +237,8 @@ fn transpose_parallel<P: Par>(p: P, a: &Csr) -> Csr {
 
 /// The digest of a matrix: row pointers, columns and value bits.
 fn csr_digest<P: Par>(p: P, m: &Csr) -> Output {
-    let h = combine(&[
-        digest(p, m.row_ptr.len(), |i| m.row_ptr[i] as u64),
-        digest(p, m.nnz(), |i| m.col_idx[i] as u64),
-        digest(p, m.nnz(), |i| m.vals[i].to_bits()),
-    ]);
+    let h =
+        combine(&[digest_slice(p, &m.row_ptr, |&x| x as u64), digest_slice(p, &m.col_idx, |&x| x as u64), digest_slice(p, &m.vals, |x| x.to_bits())]);
     Output::Digest { len: m.nnz(), hash: h }
 }
 

@@ -16,9 +16,15 @@ fn term(i: usize, x: u64) -> u64 {
     mix(x.wrapping_add((i as u64).wrapping_add(1).wrapping_mul(GOLDEN)))
 }
 
-/// The digest of the sequence `get(0), ..., get(len - 1)`.
-pub fn digest<P: Par>(p: P, len: usize, get: impl Fn(usize) -> u64 + Sync + Send) -> u64 {
-    p.fold_chunks(0..len, 512, || 0u64, |h, r| r.fold(h, |h, i| h.wrapping_add(term(i, get(i)))), u64::wrapping_add)
+/// Order-sensitive hash of `key(&data[i])` for every element, each chunk declaring its
+/// part of `data` read.
+pub fn digest_slice<P: Par, T: Sync>(p: P, data: &[T], key: impl Fn(&T) -> u64 + Sync + Send) -> u64 {
+    let fold = |h: u64, r: std::ops::Range<usize>| {
+        let part = &data[r.clone()];
+        finegrain::record::read(part);
+        part.iter().zip(r).fold(h, |h, (x, i)| h.wrapping_add(term(i, key(x))))
+    };
+    p.fold_chunks(0..data.len(), 512, || 0u64, fold, u64::wrapping_add)
 }
 
 /// The same digest of a sequence given as an iterator, computed serially,
@@ -40,12 +46,12 @@ mod tests {
     #[test]
     fn order_sensitive_and_backend_independent() {
         let v: Vec<u64> = (0..10_000).map(|i| i * i).collect();
-        let h = digest(Serial, v.len(), |i| v[i]);
+        let h = digest_slice(Serial, &v, |&x| x);
         let pool = finegrain::Pool::new(2, "ws").unwrap();
-        assert_eq!(pool.install(|| digest(Finegrain, v.len(), |i| v[i])), h);
+        assert_eq!(pool.install(|| digest_slice(Finegrain, &v, |&x| x)), h);
         let mut w = v.clone();
         w.swap(10, 11);
-        assert_ne!(digest(Serial, w.len(), |i| w[i]), h);
+        assert_ne!(digest_slice(Serial, &w, |&x| x), h);
         assert_eq!(digest_iter(v.iter().copied()), (v.len(), h));
         assert_eq!(digest_iter([]), (0, 0));
     }

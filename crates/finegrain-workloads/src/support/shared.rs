@@ -41,6 +41,17 @@ impl<'a, T> SharedMut<'a, T> {
         unsafe { *self.ptr.add(i) = value };
     }
 
+    /// Declare `range` written, for `finegrain record` (no-op unless
+    /// recording).
+    #[inline]
+    pub fn declare_write(&self, range: Range<usize>) {
+        if finegrain::record::active() {
+            assert!(range.start <= range.end && range.end <= self.len, "range {range:?} out of bounds ({})", self.len);
+            let bytes = range.len() * std::mem::size_of::<T>();
+            finegrain::record::touch(self.ptr.wrapping_add(range.start) as usize, bytes, true);
+        }
+    }
+
     /// A mutable view of `range`.
     ///
     /// # Safety
@@ -51,15 +62,5 @@ impl<'a, T> SharedMut<'a, T> {
         assert!(range.start <= range.end && range.end <= self.len, "range {range:?} out of bounds ({})", self.len);
         // SAFETY: in bounds (checked above); exclusive by the caller's contract.
         unsafe { std::slice::from_raw_parts_mut(self.ptr.add(range.start), range.len()) }
-    }
-
-    /// Declare `range` written for `finegrain record` (a footprint only: no
-    /// access; nothing when not recording).
-    #[inline]
-    pub fn declare_write(&self, range: Range<usize>) {
-        if finegrain::record::active() && range.start < range.end && range.end <= self.len {
-            let size = std::mem::size_of::<T>();
-            finegrain::record::touch(self.ptr as usize + range.start * size, range.len() * size, true);
-        }
     }
 }

@@ -55,16 +55,33 @@ impl Table {
         t
     }
 
-    /// Declare, for `finegrain record`, the home slot each of `probes` reads
-    /// first (one check when not recording).
-    pub fn declare_probes(&self, probes: &[Tuple]) {
-        finegrain::record::declare(|| {
-            finegrain::record::read(probes);
-            finegrain::record::read_elements(&self.slots, probes.iter().map(|s| hash(s.key) as usize & self.mask));
-        });
+    /// Every build tuple with `s`'s key.
+    /// Declare the slots written by [`Table::build`], for `finegrain record`.
+    pub fn declare_slots(&self) {
+        finegrain::record::write(&self.slots);
     }
 
-    /// Every build tuple with `s`'s key.
+    /// Declare the slots that probing `keys` reads (each key's run from its
+    /// home slot to the first empty one), for `finegrain record`.
+    pub fn declare_probes(&self, keys: &[Tuple]) {
+        for s in keys {
+            let home = hash(s.key) as usize & self.mask;
+            let mut i = home;
+            while self.slots[i].key != EMPTY && i < self.mask {
+                i += 1;
+            }
+            finegrain::record::read(&self.slots[home..=i]);
+            if self.slots[i].key != EMPTY {
+                // Wrapped around the end.
+                let mut j = 0;
+                while self.slots[j].key != EMPTY {
+                    j += 1;
+                }
+                finegrain::record::read(&self.slots[..=j]);
+            }
+        }
+    }
+
     #[inline]
     pub fn probe(&self, s: Tuple, m: &mut Matches) {
         let mut i = hash(s.key) as usize & self.mask;

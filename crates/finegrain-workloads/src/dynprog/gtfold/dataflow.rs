@@ -36,14 +36,13 @@ impl Shared<'_> {
 
     fn run_block(&self, bi: usize, bj: usize) {
         let n = self.seq.len();
-        finegrain::record::declare(|| {
-            for i in (bi * BLOCK..((bi + 1) * BLOCK).min(n)).rev() {
+        let rec = finegrain::record::active();
+        for i in (bi * BLOCK..((bi + 1) * BLOCK).min(n)).rev() {
+            if rec {
                 for j in (bj * BLOCK).max(i)..((bj + 1) * BLOCK).min(n) {
-                    self.table.declare(self.seq, i, j);
+                    self.table.declare_fill(self.seq, i, j);
                 }
             }
-        });
-        for i in (bi * BLOCK..((bi + 1) * BLOCK).min(n)).rev() {
             for j in (bj * BLOCK).max(i)..((bj + 1) * BLOCK).min(n) {
                 self.table.fill(self.seq, i, j);
             }

@@ -116,10 +116,9 @@ impl Table {
         self.w_col[self.by_col(i, j)].store(w, Relaxed);
     }
 
-    /// Declare for `finegrain record` what filling cell `(i, j)` reads and
-    /// writes (the cells [`cell`] reads). Callers run it inside
-    /// `finegrain::record::declare`.
-    pub fn declare(&self, seq: &[u8], i: usize, j: usize) {
+    /// Declare, for `finegrain record`, what [`Table::fill`] of `(i, j)`
+    /// reads and writes (the same cells `cell` visits).
+    pub fn declare_fill(&self, seq: &[u8], i: usize, j: usize) {
         use finegrain::record::{read, write};
         let r = self.by_row(i, j);
         write(&self.v[r..r + 1]);
@@ -131,16 +130,22 @@ impl Table {
         read(&seq[i..i + 2]);
         read(&seq[j - 1..j + 1]);
         if strength(seq[i], seq[j]) != 0 {
-            read(&self.v[self.by_row(i + 1, j - 1)..self.by_row(i + 1, j - 1) + 1]);
+            if strength(seq[i + 1], seq[j - 1]) > 0 {
+                let c = self.by_row(i + 1, j - 1);
+                read(&self.v[c..c + 1]);
+            }
             for p in i + 1..=(i + 1 + MAX_LOOP).min(j.saturating_sub(MIN_HAIRPIN + 2)) {
                 let q_min = (p + MIN_HAIRPIN + 1).max((j - 1).saturating_sub(MAX_LOOP - (p - i - 1)));
                 read(self.v_row(p, q_min..j));
             }
         }
+        let (row, col) = (self.by_row(i, i + 1), self.by_col(i + 1, j));
         let k_end = (i + 1 + SPLITS).min(j);
-        read(&self.w_row[self.by_row(i, i + 1)..self.by_row(i, k_end.max(i + 1))]);
-        read(&self.w_row[self.by_row(i, j - 1)..self.by_row(i, j - 1) + 1]);
-        read(&self.w_col[self.by_col(i + 1, j)..self.by_col(k_end.max(i + 1), j) + 1]);
+        // W(i, j - 1) and the splits' W(i, i+1..k_end) along the row, and
+        // W(i+1..=k_end, j) down the column (W(i + 1, j) and the splits).
+        read(&self.w_row[row + (j - 2 - i)..row + (j - 1 - i)]);
+        read(&self.w_row[row..row + (k_end - i - 1)]);
+        read(&self.w_col[col..col + (k_end - i).max(1)]);
     }
 
     /// `(V, W)` of every cell, row by row, packed into words.

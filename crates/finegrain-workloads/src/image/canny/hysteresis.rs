@@ -60,24 +60,34 @@ pub fn finegrain(d: Dims, class: &mut [u8]) {
     finegrain::phase(bands, |ctx, task| match task {
         Task::Band { start, end } => {
             let first = start as usize * d.width;
-            finegrain::record::declare(|| {
-                finegrain::record::read(&cells[first..end as usize * d.width]);
-            });
-            for (p, cell) in cells[first..end as usize * d.width].iter().enumerate() {
+            let band = &cells[first..end as usize * d.width];
+            let rec = finegrain::record::active();
+            if rec {
+                finegrain::record::read(band);
+            }
+            for (p, cell) in band.iter().enumerate() {
                 if cell.load(Relaxed) == STRONG && claim(cell) {
+                    if rec {
+                        finegrain::record::write(std::slice::from_ref(cell));
+                    }
                     ctx.enqueue(Task::Pixel((first + p) as u32));
                 }
             }
         }
         Task::Pixel(p) => {
-            finegrain::record::declare(|| {
-                // A neighbour is claimed by a compare-and-swap: written.
-                for q in stages::neighbours(d, p as usize) {
-                    finegrain::record::write(std::slice::from_ref(&cells[q]));
+            let (p, w) = (p as usize, d.width);
+            let rec = finegrain::record::active();
+            if rec {
+                // The 3 x 3 block around p, row by row.
+                for row in [p - w, p, p + w] {
+                    finegrain::record::read(&cells[row - 1..row + 2]);
                 }
-            });
-            for q in stages::neighbours(d, p as usize) {
+            }
+            for q in stages::neighbours(d, p) {
                 if claim(&cells[q]) {
+                    if rec {
+                        finegrain::record::write(&cells[q..q + 1]);
+                    }
                     ctx.enqueue(Task::Pixel(q as u32));
                 }
             }

@@ -2,7 +2,7 @@
 //! driven serially, by finegrain's 2-D loops, and by Rayon over rows.
 
 use super::stages::{self, Dims, Gradient};
-use crate::par::fill_2d;
+use crate::par::{fill_2d, Finegrain, Par};
 use rayon::prelude::*;
 
 /// Pixel classes (`NONE`, `WEAK`, `STRONG`) ready for hysteresis.
@@ -19,30 +19,17 @@ pub fn classify_serial(d: Dims, img: &[f32]) -> Vec<u8> {
 
 pub fn classify_finegrain(d: Dims, img: &[f32]) -> Vec<u8> {
     let n = img.len();
-    // Row `y`'s pixels read rows `y - r ..= y + r` of the stage's input.
-    let rows = |y: usize, r: usize| y.saturating_sub(r) * d.width..(y + r + 1).min(d.height) * d.width;
     let mut tmp = vec![0.0f32; n];
-    fill_2d(&mut tmp, d.width, |y| finegrain::record::read(&img[rows(y, 0)]), |x, y| stages::blur_x(d, img, x, y));
+    fill_2d(&mut tmp, d.width, img, 0, |x, y| stages::blur_x(d, img, x, y));
     let mut blurred = vec![0.0f32; n];
-    fill_2d(&mut blurred, d.width, |y| finegrain::record::read(&tmp[rows(y, 2)]), |x, y| stages::blur_y(d, &tmp, x, y));
+    fill_2d(&mut blurred, d.width, &tmp, 2, |x, y| stages::blur_y(d, &tmp, x, y));
     let mut grad = vec![Gradient::default(); n];
-    fill_2d(&mut grad, d.width, |y| finegrain::record::read(&blurred[rows(y, 1)]), |x, y| stages::sobel(d, &blurred, x, y));
+    fill_2d(&mut grad, d.width, &blurred, 1, |x, y| stages::sobel(d, &blurred, x, y));
     // max is exact in any association, so the thresholds match the serial ones.
-    let threads = if finegrain::record::active() { finegrain::record::LOOP_THREADS } else { finegrain::current_num_threads() };
-    let max = finegrain::fold_chunks(
-        0..n,
-        // `reduce`'s grain (which a recording takes for a 256-thread pool).
-        (n / (threads * 64)).clamp(1, 1024),
-        || 0.0f32,
-        |m, r| {
-            finegrain::record::read(&grad[r.clone()]);
-            grad[r].iter().fold(m, |m, g| m.max(g.magnitude))
-        },
-        f32::max,
-    );
+    let max = Finegrain.reduce_reading(0..n, || 0.0f32, |p| grad[p].magnitude, f32::max, |r| finegrain::record::read(&grad[r]));
     let (low, high) = stages::thresholds(max);
     let mut class = vec![stages::NONE; n];
-    fill_2d(&mut class, d.width, |y| finegrain::record::read(&grad[rows(y, 1)]), |x, y| stages::classify(d, &grad, x, y, low, high));
+    fill_2d(&mut class, d.width, &grad, 1, |x, y| stages::classify(d, &grad, x, y, low, high));
     class
 }
 

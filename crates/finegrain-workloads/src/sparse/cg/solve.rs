@@ -44,7 +44,7 @@ pub fn serial(a: &Csr, b: &[f64], iterations: usize) -> Vec<f64> {
 pub fn parallel<P: Par>(par: P, a: &Csr, b: &[f64], iterations: usize) -> Vec<f64> {
     let n = a.nrows;
     let (mut x, mut r, mut p, mut q) = (vec![0.0; n], b.to_vec(), b.to_vec(), vec![0.0; n]);
-    let mut rr = par.reduce(0..n, || 0.0, |i| r[i] * r[i], |s, t| s + t);
+    let mut rr = par.reduce_reading(0..n, || 0.0, |i| r[i] * r[i], |s, t| s + t, |c| finegrain::record::read(&r[c]));
     for _ in 0..iterations {
         if rr == 0.0 {
             break; // converged exactly, as in `serial`
@@ -55,10 +55,21 @@ pub fn parallel<P: Par>(par: P, a: &Csr, b: &[f64], iterations: usize) -> Vec<f6
                 *qi = a.row_dot(start + k, &p);
             }
         });
-        let pq = par.reduce(0..n, || 0.0, |i| p[i] * q[i], |s, t| s + t);
+        let pq = par.reduce_reading(
+            0..n,
+            || 0.0,
+            |i| p[i] * q[i],
+            |s, t| s + t,
+            |c| {
+                finegrain::record::read(&p[c.clone()]);
+                finegrain::record::read(&q[c]);
+            },
+        );
         let alpha = rr / pq;
         par.for_each_chunk_mut(&mut x, VEC_GRAIN, |start, part| {
-            finegrain::record::read(&p[start..start + part.len()]);
+            if finegrain::record::active() {
+                finegrain::record::read(&p[start..start + part.len()]);
+            }
             for (k, xi) in part.iter_mut().enumerate() {
                 *xi += alpha * p[start + k];
             }
@@ -69,7 +80,9 @@ pub fn parallel<P: Par>(par: P, a: &Csr, b: &[f64], iterations: usize) -> Vec<f6
             VEC_GRAIN,
             || 0.0,
             |mut s, start, part| {
-                finegrain::record::read(&q[start..start + part.len()]);
+                if finegrain::record::active() {
+                    finegrain::record::read(&q[start..start + part.len()]);
+                }
                 for (k, ri) in part.iter_mut().enumerate() {
                     *ri -= alpha * q[start + k];
                     s += *ri * *ri;
@@ -81,7 +94,9 @@ pub fn parallel<P: Par>(par: P, a: &Csr, b: &[f64], iterations: usize) -> Vec<f6
         let beta = rr_new / rr;
         rr = rr_new;
         par.for_each_chunk_mut(&mut p, VEC_GRAIN, |start, part| {
-            finegrain::record::read(&r[start..start + part.len()]);
+            if finegrain::record::active() {
+                finegrain::record::read(&r[start..start + part.len()]);
+            }
             for (k, pi) in part.iter_mut().enumerate() {
                 *pi = r[start + k] + beta * *pi;
             }
