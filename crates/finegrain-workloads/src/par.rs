@@ -272,9 +272,9 @@ impl Par for Finegrain {
         let threads = if finegrain::record::active() { 256 } else { finegrain::current_num_threads().max(1) };
         let grain = (range.len() / (threads * 64)).clamp(1, 1024);
         let fold = |acc, r: Range<usize>| {
-            if finegrain::record::active() {
+            finegrain::record::declare(|| {
                 reads(r.clone());
-            }
+            });
             r.fold(acc, |a, i| combine(a, map(i)))
         };
         finegrain::fold_chunks(range, grain, &identity, fold, &combine)

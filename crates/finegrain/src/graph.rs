@@ -22,6 +22,7 @@ use crate::latch::CountLatch;
 use crate::job::unwind::PanicSlot;
 use crate::registry::Registry;
 use crate::sync::{lock, AtomicUsize, Mutex, Ordering};
+use crate::worker::WorkerThread;
 use std::panic::{self, AssertUnwindSafe};
 use std::sync::Arc;
 
@@ -125,11 +126,13 @@ impl<'a> Graph<'a> {
         if let Some(c) = self.find_cycle() {
             return Err(Error::GraphCycle(c));
         }
-        if crate::record::active() {
-            self.run_recorded();
-            return Ok(());
+        let wt = WorkerThread::current();
+        if wt.is_null() {
+            return self.run_cold();
         }
-        crate::pool::current_registry().in_worker(move |wt| {
+        // SAFETY: a non-null current worker is live for this whole call.
+        let wt = unsafe { &*wt };
+        {
             let run = GraphRun {
                 nodes: Mutex::new(Vec::with_capacity(self.bodies.len())),
                 latch: CountLatch::new(&wt.registry().sleep, wt.index),
@@ -149,7 +152,18 @@ impl<'a> Graph<'a> {
             wt.wait_until(&run.latch.inner.state);
             run.panic.propagate();
             Ok(())
-        })
+        }
+    }
+
+    /// `run` outside any pool: recorded (`record/`), or run in the global pool.
+    #[cold]
+    #[inline(never)]
+    fn run_cold(self) -> Result<(), Error> {
+        if crate::record::active() {
+            self.run_recorded();
+            return Ok(());
+        }
+        crate::pool::global().install(move || self.run())
     }
 }
 

@@ -20,10 +20,9 @@ use std::ops::Range;
 
 /// Default chunk: enough iterations that the per-chunk check is negligible for
 /// cheap bodies, small enough that a range is split when a thief is hungry.
+/// A recording uses the grain of a 256-thread pool (`crate::pool::loop_threads`).
 fn default_grain(len: usize) -> usize {
-    // A recording keeps the grain a 256-thread pool would use (`record/`).
-    let threads = if crate::record::active() { 256 } else { crate::pool::current_num_threads().max(1) };
-    (len / (threads * 64)).clamp(1, 1024)
+    (len / (crate::pool::loop_threads().max(1) * 64)).clamp(1, 1024)
 }
 
 #[inline]
@@ -69,10 +68,27 @@ where
     if range.is_empty() {
         return identity();
     }
+    if WorkerThread::current().is_null() {
+        return fold_chunks_cold(range, grain, identity, fold, combine);
+    }
+    lbs(range, grain, &identity, &fold, &combine)
+}
+
+/// `fold_chunks` outside any pool: recorded (`record/`), or run in the
+/// global pool.
+#[cold]
+#[inline(never)]
+fn fold_chunks_cold<T, ID, F, C>(range: Range<usize>, grain: usize, identity: ID, fold: F, combine: C) -> T
+where
+    T: Send,
+    ID: Fn() -> T + Sync + Send,
+    F: Fn(T, Range<usize>) -> T + Sync + Send,
+    C: Fn(T, T) -> T + Sync + Send,
+{
     if crate::record::active() {
         return crate::record::fold(range, grain, &identity, &fold, &combine);
     }
-    crate::pool::current_registry().in_worker(|_| lbs(range, grain, &identity, &fold, &combine))
+    crate::pool::global().install(|| lbs(range, grain, &identity, &fold, &combine))
 }
 
 /// Call `f(i)` for every `i` in `range`, in parallel.
@@ -181,6 +197,17 @@ fn visit<const N: usize, F: Fn(&[usize; N])>(b: &[Range<usize>; N], f: &F) {
 
 fn for_each_nd<const N: usize, F: Fn(&[usize; N]) + Sync + Send>(b: [Range<usize>; N], f: F) {
     let grain = default_grain(volume(&b));
+    if WorkerThread::current().is_null() {
+        return for_each_nd_cold(b, grain, f);
+    }
+    lbs_nd(b, grain, &f)
+}
+
+/// `for_each_nd` outside any pool: recorded (`record/`), or run in the
+/// global pool.
+#[cold]
+#[inline(never)]
+fn for_each_nd_cold<const N: usize, F: Fn(&[usize; N]) + Sync + Send>(b: [Range<usize>; N], grain: usize, f: F) {
     if crate::record::active() {
         // Leaves are slabs of the outermost dimension of about `grain` points.
         let inner: usize = b[1..].iter().map(|r| r.len()).product::<usize>().max(1);
@@ -198,7 +225,7 @@ fn for_each_nd<const N: usize, F: Fn(&[usize; N]) + Sync + Send>(b: [Range<usize
             &|(), ()| (),
         );
     }
-    crate::pool::current_registry().in_worker(|_| lbs_nd(b, grain, &f))
+    crate::pool::global().install(|| lbs_nd(b, grain, &f))
 }
 
 /// Call `f(i, j)` for every point of a 2-D index space, in parallel; the space

@@ -302,21 +302,6 @@ pub fn global() -> &'static Pool {
     })
 }
 
-/// The registry of the pool the calling code runs in (the global one outside any pool).
-pub(crate) fn current_registry() -> Arc<Registry> {
-    let wt = WorkerThread::current();
-    if wt.is_null() {
-        Arc::clone(&global().registry)
-    } else {
-        // SAFETY: non-null current worker is live; its registry outlives it.
-        unsafe {
-            let r = (*wt).registry;
-            Arc::increment_strong_count(r);
-            Arc::from_raw(r)
-        }
-    }
-}
-
 /// Number of workers of the pool the caller runs in (the global pool outside
 /// any; 1 while recording, which runs serially on the calling thread).
 pub fn current_num_threads() -> usize {
@@ -330,6 +315,27 @@ pub fn current_num_threads() -> usize {
         // SAFETY: as above.
         unsafe { (*wt).registry().num_threads() }
     }
+}
+
+/// The pool size a loop's default grain is computed for: the caller's pool,
+/// or, while recording (`record/`), a 256-thread pool, so that a recorded
+/// loop keeps leaves as fine as a many-core chip would run.
+pub(crate) fn loop_threads() -> usize {
+    let wt = WorkerThread::current();
+    if wt.is_null() {
+        return loop_threads_cold();
+    }
+    // SAFETY: non-null current worker is live.
+    unsafe { (*wt).registry().num_threads() }
+}
+
+#[cold]
+#[inline(never)]
+fn loop_threads_cold() -> usize {
+    if crate::record::active() {
+        return crate::record::LOOP_THREADS;
+    }
+    global().threads()
 }
 
 /// Index of the calling worker in its pool, or `None` outside any pool.

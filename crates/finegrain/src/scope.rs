@@ -6,6 +6,7 @@ use crate::job::HeapJob;
 use crate::latch::CountLatch;
 use crate::job::unwind::PanicSlot;
 use crate::registry::Registry;
+use crate::worker::WorkerThread;
 use std::marker::PhantomData;
 use std::panic::{self, AssertUnwindSafe};
 
@@ -50,10 +51,13 @@ where
     OP: FnOnce(&Scope<'scope>) -> R + Send,
     R: Send,
 {
-    if crate::record::active() {
-        return record_scope(op);
+    let wt = WorkerThread::current();
+    if wt.is_null() {
+        return scope_cold(op);
     }
-    crate::pool::current_registry().in_worker(|wt| {
+    // SAFETY: a non-null current worker is live for this whole call.
+    let wt = unsafe { &*wt };
+    {
         let s = Scope {
             latch: CountLatch::new(&wt.registry().sleep, wt.index),
             panic: PanicSlot::new(),
@@ -72,7 +76,21 @@ where
                 v
             }
         }
-    })
+    }
+}
+
+/// `scope` outside any pool: recorded (`record/`), or run in the global pool.
+#[cold]
+#[inline(never)]
+fn scope_cold<'scope, OP, R>(op: OP) -> R
+where
+    OP: FnOnce(&Scope<'scope>) -> R + Send,
+    R: Send,
+{
+    if crate::record::active() {
+        return record_scope(op);
+    }
+    crate::pool::global().install(|| scope(op))
 }
 
 /// `scope` while recording: no pool, spawns run as they are made.
@@ -98,13 +116,42 @@ impl<'scope> Scope<'scope> {
     where
         BODY: FnOnce(&Scope<'scope>) + Send + 'scope,
     {
+        let wt = WorkerThread::current();
+        // SAFETY: a non-null current worker is live.
+        if wt.is_null() || !std::ptr::eq(unsafe { (*wt).registry }, self.registry) {
+            return self.spawn_cold(body);
+        }
+        self.latch.increment();
+        // SAFETY: the calling worker is one of this scope's pool's.
+        unsafe { (*wt).push(self.job(body)) };
+    }
+
+    /// A spawn from a thread that is not one of the scope's workers: while
+    /// recording (`record/`) the body runs now, as a task of the recorded
+    /// graph; otherwise the job goes to the pool's injector.
+    #[cold]
+    #[inline(never)]
+    fn spawn_cold<BODY>(&self, body: BODY)
+    where
+        BODY: FnOnce(&Scope<'scope>) + Send + 'scope,
+    {
         if let Some(latch) = self.recording {
             let t = crate::record::spawn_task(crate::taskgraph::TaskKind::Scope, latch);
             return crate::record::run_as(t, || body(self));
         }
         self.latch.increment();
+        // SAFETY: the pool is alive while its scope is.
+        unsafe { (*self.registry).inject(self.job(body)) };
+    }
+
+    /// The job running `body` in this scope (counted in the latch by the caller).
+    #[inline]
+    fn job<BODY>(&self, body: BODY) -> crate::job::JobRef
+    where
+        BODY: FnOnce(&Scope<'scope>) + Send + 'scope,
+    {
         let ptr = ScopePtr(self);
-        let job = HeapJob::into_job_ref(move || {
+        HeapJob::into_job_ref(move || {
             let ptr = ptr;
             // SAFETY: the scope waits for this job before it is dropped.
             let s = unsafe { &*ptr.0 };
@@ -114,9 +161,7 @@ impl<'scope> Scope<'scope> {
             crate::worker::flush_current_counters();
             // SAFETY: last touch of the scope by this job.
             unsafe { CountLatch::decrement(&s.latch) };
-        });
-        // SAFETY: the pool is alive while its scope is.
-        unsafe { Registry::push_or_inject(self.registry, job) };
+        })
     }
 
     /// [`Scope::spawn`] with a priority for `order=priority` (see [`crate::with_priority`]).

@@ -161,3 +161,124 @@ fn misuse_is_an_error_and_panics_propagate() {
     // And recording works again afterwards.
     assert_eq!(record::record(meta(), || fib(5)).unwrap().0, 5);
 }
+
+#[test]
+fn a_join_spawns_its_second_closure_and_waits_for_it() {
+    let ((), g) = record::record(meta(), || {
+        finegrain::join(|| (), || ());
+    })
+    .unwrap();
+    let steps: Vec<_> = g.steps_of(0).iter().filter(|s| !matches!(s, Step::Work { .. })).copied().collect();
+    assert_eq!(steps, [Step::Spawn { task: 1 }, Step::Wait { latch: 0 }]);
+    assert_eq!(g.tasks[1].kind, TaskKind::Join);
+    assert_eq!(g.tasks[1].latch, Some(0));
+}
+
+#[test]
+fn huge_loops_coalesce_into_at_most_max_leaves() {
+    let ((), g) = record::record(meta(), || finegrain::for_each_chunk(0..200_000, 1, |_| ())).unwrap();
+    assert_eq!(g.loops[0].grain, 4, "ceil(200,000 / 65,536)");
+    assert_eq!(g.loops[0].leaves, 50_000);
+    assert_eq!(g.loops[0].iterations, 200_000);
+    let ((), g) = record::record(meta(), || finegrain::for_each_chunk(0..1_000_000, 1, |_| ())).unwrap();
+    assert!(g.loops[0].leaves as usize <= record::MAX_LEAVES);
+}
+
+#[test]
+fn phases_spawn_from_the_task_that_enqueues() {
+    let ((), g) = record::record(meta(), || {
+        finegrain::phase([0u32, 0], |ctx, d| {
+            if d < 2 {
+                ctx.enqueue(d + 1);
+                ctx.enqueue(d + 1);
+            }
+        })
+    })
+    .unwrap();
+    // Two trees of depth 2: 14 tasks; the caller spawns the two roots.
+    assert_eq!(kinds(&g, TaskKind::Phase), 14);
+    let spawns = |t: u32| g.steps_of(t).iter().filter(|s| matches!(s, Step::Spawn { .. })).count();
+    assert_eq!(spawns(0), 2);
+    assert!(matches!(g.steps_of(0).iter().rfind(|s| !matches!(s, Step::Work { .. })), Some(Step::Wait { latch: 0 })));
+    let inner: usize = (1..g.tasks.len() as u32).map(spawns).sum();
+    assert_eq!(inner, 12, "every enqueue is a spawn by the enqueuing task");
+}
+
+#[test]
+fn graph_edges_become_preds() {
+    let ((), g) = record::record(meta(), || {
+        let mut gr = finegrain::Graph::new();
+        let a = gr.add_node(|_| ());
+        let b = gr.add_node(|_| ());
+        let c = gr.add_node(|_| ());
+        let d = gr.add_node(|_| ());
+        gr.add_edge(a, c).unwrap();
+        gr.add_edge(b, c).unwrap();
+        gr.add_edge(c, d).unwrap();
+        gr.run().unwrap();
+    })
+    .unwrap();
+    let preds: Vec<u32> = g.tasks[1..].iter().map(|t| t.preds).collect();
+    assert_eq!(preds, [0, 0, 2, 1]);
+    assert_eq!(g.succs_of(3), &[4]);
+    assert_eq!(g.latch_counts(), vec![4]);
+}
+
+#[test]
+fn long_footprints_keep_an_evenly_spaced_sample() {
+    let data = vec![0u8; 64 * 20_000];
+    let ((), g) = record::record(meta(), || {
+        // 10,000 separate lines (every other one): more runs than the cap.
+        for i in (0..20_000).step_by(2) {
+            record::read(&data[i * 64..i * 64 + 1]);
+        }
+    })
+    .unwrap();
+    let kept: u64 = g.lines.iter().map(|l| l.count as u64).sum();
+    assert!(g.lines.len() <= record::LINE_CAP as usize);
+    assert_eq!(kept + g.meta.lines_dropped, 10_000);
+    // The sample spans the whole footprint, not just its start.
+    let last = g.lines.iter().map(|l| l.first).max().unwrap();
+    let first = g.lines.iter().map(|l| l.first).min().unwrap();
+    assert!(last - first > 18_000, "{first}..{last}");
+}
+
+#[test]
+fn recording_twice_gives_the_same_structure() {
+    let shape = |g: &TaskGraph| -> Vec<(TaskKind, Vec<Step>)> {
+        (0..g.tasks.len() as u32)
+            .map(|t| (g.tasks[t as usize].kind, g.steps_of(t).iter().filter(|s| !matches!(s, Step::Work { .. })).copied().collect()))
+            .collect()
+    };
+    let prog =
+        || finegrain::scope(|s| s.spawn(|_| assert_eq!(finegrain::reduce(0..10_000usize, || 0u64, |i| i as u64, |a, b| a + b) + fib(8), 49_995_021)));
+    let a = record::record(meta(), prog).unwrap().1;
+    let b = record::record(meta(), prog).unwrap().1;
+    assert_eq!(shape(&a), shape(&b));
+    assert_eq!(a.loops, b.loops);
+}
+
+#[test]
+fn declare_runs_only_while_recording() {
+    let ran = std::cell::Cell::new(0);
+    record::declare(|| ran.set(ran.get() + 1));
+    assert_eq!(ran.get(), 0, "not recording: the block does not run");
+    let data = vec![0u64; 1000];
+    let ((), g) = record::record(meta(), || {
+        record::declare(|| {
+            ran.set(ran.get() + 1);
+            record::read(&data[..8]);
+            // Nested blocks are fine.
+            record::declare(|| record::write(&data[500..508]));
+        })
+    })
+    .unwrap();
+    assert_eq!(ran.get(), 1);
+    // 64 bytes each, one or two lines depending on alignment.
+    assert_eq!(g.lines.len(), 2);
+    assert!(g.lines[0].count <= 2 && !g.lines[0].write && g.lines[1].write);
+    // A panic inside a block leaves the recorder usable.
+    let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| record::record(meta(), || record::declare(|| panic!("boom")))));
+    assert!(r.is_err());
+    assert_eq!(record::record(meta(), || fib(4)).unwrap().0, 3);
+}

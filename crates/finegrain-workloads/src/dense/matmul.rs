@@ -96,11 +96,11 @@ fn quarters(m: &[f64]) -> [&[f64]; 4] {
 /// C += A * B for `side` x `side` blocks in the tiled layout.
 fn multiply_add<P: Par>(p: P, c: &mut [f64], a: &[f64], b: &[f64], side: usize) {
     if side == LEAF {
-        if finegrain::record::active() {
+        finegrain::record::declare(|| {
             finegrain::record::read(a);
             finegrain::record::read(b);
             finegrain::record::write(c);
-        }
+        });
         leaf(c, a, b);
         return;
     }

@@ -58,14 +58,14 @@ struct TransposeInstance {
 /// columns) into `dst` (row-major with `rows` columns).
 fn block<P: Par>(p: P, src: &[f64], cols: usize, dst: &SharedMut<'_, f64>, rows: usize, r: Range<usize>, c: Range<usize>) {
     if r.len() * c.len() <= LEAF_ELEMS {
-        if finegrain::record::active() {
+        finegrain::record::declare(|| {
             for i in r.clone() {
                 finegrain::record::read(&src[i * cols + c.start..i * cols + c.end]);
             }
             for j in c.clone() {
                 dst.declare_write(j * rows + r.start..j * rows + r.end);
             }
-        }
+        });
         for i in r {
             for j in c.clone() {
                 // SAFETY: dst[j * rows + i] belongs to block (i, j) only, and

@@ -75,6 +75,7 @@ impl BinomialInstance {
         let mut prices = vec![0.0; self.contracts.len()];
         par.for_each_chunk_mut(&mut prices, 1, |k, out| {
             let c = &self.contracts[k];
+            finegrain::record::read(std::slice::from_ref(c));
             let lattice = Lattice::new(c);
             out[0] = if c.steps >= DEEP { lattice.price_parallel(par) } else { lattice.price_serial() };
         });

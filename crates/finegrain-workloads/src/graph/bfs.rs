@@ -154,12 +154,12 @@ fn bfs_parallel<P: Par>(p: P, adj: &Adj, src: usize) -> Vec<u32> {
             PUSH_GRAIN,
             || 0,
             |s, r| {
-                if finegrain::record::active() {
+                finegrain::record::declare(|| {
                     finegrain::record::read(&frontier[r.clone()]);
                     for &u in &frontier[r.clone()] {
                         finegrain::record::read(&adj.offsets[u as usize..u as usize + 2]);
                     }
-                }
+                });
                 s + frontier[r].iter().map(|&u| adj.degree(u as usize)).sum::<usize>()
             },
             |a, b| a + b,

@@ -120,11 +120,11 @@ impl PageRankInstance {
                     GRAIN,
                     || 0.0,
                     |mut lost, r| {
-                        if finegrain::record::active() {
+                        finegrain::record::declare(|| {
                             finegrain::record::read(&rank[r.clone()]);
                             finegrain::record::read(&self.out_degree[r.clone()]);
                             c.declare_write(r.clone());
-                        }
+                        });
                         for u in r {
                             // SAFETY: each index belongs to one chunk.
                             unsafe { c.write(u, self.contribution(rank[u], u)) };
@@ -143,7 +143,7 @@ impl PageRankInstance {
             p.for_each_chunk(0..n, GRAIN, |vs| {
                 // SAFETY: chunks are disjoint.
                 let out = unsafe { r.slice(vs.clone()) };
-                if finegrain::record::active() {
+                finegrain::record::declare(|| {
                     // Nested pulls declare their own reads.
                     let adj = &self.in_adj;
                     finegrain::record::write(out);
@@ -152,15 +152,15 @@ impl PageRankInstance {
                         finegrain::record::read(nb);
                         finegrain::record::read_elements(contrib, nb.iter().map(|&u| u as usize));
                     }
-                }
+                });
                 for (x, v) in out.iter_mut().zip(vs) {
                     let nb = self.in_adj.neighbors(v);
                     let pulled = if nb.len() > NESTED_DEGREE {
                         let pull = |s, r: std::ops::Range<usize>| {
-                            if finegrain::record::active() {
+                            finegrain::record::declare(|| {
                                 finegrain::record::read(&nb[r.clone()]);
                                 finegrain::record::read_elements(contrib, nb[r.clone()].iter().map(|&u| u as usize));
-                            }
+                            });
                             nb[r].iter().fold(s, |s, &u| s + contrib[u as usize])
                         };
                         p.fold_chunks(0..nb.len(), GRAIN, || 0.0, pull, |a, b| a + b)

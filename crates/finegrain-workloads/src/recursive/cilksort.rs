@@ -76,11 +76,11 @@ fn merge<P: Par>(p: P, x: &[u64], y: &[u64], out: &mut [u64]) {
         return merge(p, y, x, out);
     }
     if out.len() <= MERGE_LEAF || y.is_empty() {
-        if finegrain::record::active() {
+        finegrain::record::declare(|| {
             finegrain::record::read(x);
             finegrain::record::read(y);
             finegrain::record::write(out);
-        }
+        });
         merge_serial(x, y, out);
         return;
     }

@@ -107,7 +107,12 @@ fn parallel(n: u32, b: Board) -> u64 {
     }
     let mut counts = [0u64; 32];
     finegrain::scope(|s| {
-        spawn_columns(n, b, &mut counts, |nb, slot| s.spawn(move |_| *slot = parallel(n, nb)));
+        spawn_columns(n, b, &mut counts, |nb, slot| {
+            s.spawn(move |_| {
+                finegrain::record::write(std::slice::from_ref(slot));
+                *slot = parallel(n, nb)
+            })
+        });
     });
     counts.iter().sum()
 }

@@ -105,6 +105,8 @@ fn prefix_sum<P: Par>(p: P, counts: &[AtomicUsize], out: &mut [usize]) {
     p.for_each_chunk(0..blocks, 1, |b| {
         for b in b {
             let r = b * SCAN_BLOCK..n.min((b + 1) * SCAN_BLOCK);
+            finegrain::record::read(&counts[r.clone()]);
+            t.declare_write(b..b + 1);
             // SAFETY: one task per block index.
             unsafe { t.write(b, counts[r].iter().map(|c| c.load(Relaxed)).sum()) };
         }
@@ -119,6 +121,10 @@ fn prefix_sum<P: Par>(p: P, counts: &[AtomicUsize], out: &mut [usize]) {
         for b in b {
             let lo = b * SCAN_BLOCK;
             let mut run = totals[b];
+            finegrain::record::declare(|| {
+                finegrain::record::read(&counts[lo..n.min(lo + SCAN_BLOCK)]);
+                o.declare_write(lo..n.min(lo + SCAN_BLOCK));
+            });
             for (j, c) in counts[lo..n.min(lo + SCAN_BLOCK)].iter().enumerate() {
                 // SAFETY: block b alone writes indices in its range.
                 unsafe { o.write(lo + j, run) };
@@ -154,6 +160,12 @@ fn sort_row(cols: &mut [u32], vals: &mut [f64]) {
 fn transpose_parallel<P: Par>(p: P, a: &Csr) -> Csr {
     let counts = atomic_zeros(a.ncols);
     p.for_each_chunk(0..a.nrows, ROWS_PER_TASK, |rows| {
+        finegrain::record::declare(|| {
+            let cols = &a.col_idx[a.row_ptr[rows.start]..a.row_ptr[rows.end]];
+            finegrain::record::read(&a.row_ptr[rows.start..rows.end + 1]);
+            finegrain::record::read(cols);
+            cols.iter().for_each(|&c| finegrain::record::write(std::slice::from_ref(&counts[c as usize])));
+        });
         for &c in &a.col_idx[a.row_ptr[rows.start]..a.row_ptr[rows.end]] {
             counts[c as usize].fetch_add(1, Relaxed);
         }
@@ -163,6 +175,10 @@ fn transpose_parallel<P: Par>(p: P, a: &Csr) -> Csr {
 
     // Reuse the counters as per-row cursors, starting at each new row's offset.
     p.for_each_chunk(0..a.ncols, 4 * SCAN_BLOCK, |r| {
+        finegrain::record::declare(|| {
+            finegrain::record::read(&row_ptr[r.clone()]);
+            finegrain::record::write(&counts[r.clone()]);
+        });
         for j in r {
             counts[j].store(row_ptr[j], Relaxed);
         }
@@ -178,6 +194,17 @@ fn transpose_parallel<P: Par>(p: P, a: &Csr) -> Csr {
             // would serialise every miss.
             let first = a.row_ptr[rows.start];
             let slots: Vec<usize> = a.col_idx[first..a.row_ptr[rows.end]].iter().map(|&c| counts[c as usize].fetch_add(1, Relaxed)).collect();
+            finegrain::record::declare(|| {
+                let cols = &a.col_idx[first..a.row_ptr[rows.end]];
+                finegrain::record::read(&a.row_ptr[rows.start..rows.end + 1]);
+                finegrain::record::read(cols);
+                finegrain::record::read(&a.vals[first..a.row_ptr[rows.end]]);
+                cols.iter().for_each(|&c| finegrain::record::write(std::slice::from_ref(&counts[c as usize])));
+                for &slot in &slots {
+                    oc.declare_write(slot..slot + 1);
+                    ov.declare_write(slot..slot + 1);
+                }
+            });
             for i in rows {
                 for e in a.row_ptr[i]..a.row_ptr[i + 1] {
                     let slot = slots[e - first];
@@ -194,6 +221,11 @@ fn transpose_parallel<P: Par>(p: P, a: &Csr) -> Csr {
             let r = rp[rows.start]..rp[rows.end];
             // SAFETY: chunks of rows own disjoint entry ranges.
             let (cs, vs) = unsafe { (oc.slice(r.clone()), ov.slice(r.clone())) };
+            finegrain::record::declare(|| {
+                finegrain::record::read(&rp[rows.start..rows.end + 1]);
+                finegrain::record::write(cs);
+                finegrain::record::write(vs);
+            });
             for j in rows {
                 let (lo, hi) = (rp[j] - r.start, rp[j + 1] - r.start);
                 sort_row(&mut cs[lo..hi], &mut vs[lo..hi]);
@@ -205,11 +237,8 @@ fn transpose_parallel<P: Par>(p: P, a: &Csr) -> Csr {
 
 /// The digest of a matrix: row pointers, columns and value bits.
 fn csr_digest<P: Par>(p: P, m: &Csr) -> Output {
-    let h = combine(&[
-        digest_slice(p, &m.row_ptr, |&x| x as u64),
-        digest_slice(p, &m.col_idx, |&x| x as u64),
-        digest_slice(p, &m.vals, |x| x.to_bits()),
-    ]);
+    let h =
+        combine(&[digest_slice(p, &m.row_ptr, |&x| x as u64), digest_slice(p, &m.col_idx, |&x| x as u64), digest_slice(p, &m.vals, |x| x.to_bits())]);
     Output::Digest { len: m.nnz(), hash: h }
 }
 

@@ -92,14 +92,16 @@ impl Csr {
     /// slices of `row_ptr`, `col_idx` and `vals`, and each `x` entry they
     /// gather (one check when not recording).
     pub fn declare_rows(&self, rows: std::ops::Range<usize>, x: &[f64]) {
-        if !finegrain::record::active() || rows.is_empty() {
-            return;
-        }
-        let (lo, hi) = (self.row_ptr[rows.start], self.row_ptr[rows.end]);
-        finegrain::record::read(&self.row_ptr[rows.start..rows.end + 1]);
-        finegrain::record::read(&self.col_idx[lo..hi]);
-        finegrain::record::read(&self.vals[lo..hi]);
-        finegrain::record::read_elements(x, self.col_idx[lo..hi].iter().map(|&c| c as usize));
+        finegrain::record::declare(|| {
+            if rows.is_empty() {
+                return;
+            }
+            let (lo, hi) = (self.row_ptr[rows.start], self.row_ptr[rows.end]);
+            finegrain::record::read(&self.row_ptr[rows.start..rows.end + 1]);
+            finegrain::record::read(&self.col_idx[lo..hi]);
+            finegrain::record::read(&self.vals[lo..hi]);
+            finegrain::record::read_elements(x, self.col_idx[lo..hi].iter().map(|&c| c as usize));
+        });
     }
 
     /// `(A x)[i]`, accumulated in column order: every version of a kernel

@@ -41,10 +41,6 @@ impl<'a, T> SharedMut<'a, T> {
         unsafe { *self.ptr.add(i) = value };
     }
 
-    /// A mutable view of `range`.
-    ///
-    /// # Safety
-    /// No other task touches any index of `range` while the view is alive.
     /// Declare `range` written, for `finegrain record` (no-op unless
     /// recording).
     #[inline]
@@ -56,6 +52,10 @@ impl<'a, T> SharedMut<'a, T> {
         }
     }
 
+    /// A mutable view of `range`.
+    ///
+    /// # Safety
+    /// No other task touches any index of `range` while the view is alive.
     #[inline]
     #[allow(clippy::mut_from_ref)]
     pub unsafe fn slice(&self, range: Range<usize>) -> &'a mut [T] {

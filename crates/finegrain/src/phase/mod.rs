@@ -334,15 +334,13 @@ where
     F: Fn(&PhaseCtx<'_, T>, T) + Sync + Send,
 {
     let initial = initial.into_iter();
-    if crate::record::active() {
-        let body = as_word_body(|ctx, t| {
-            body(ctx, t);
-            0
-        });
-        run_recorded(&body, &|_, _| 0, 0, initial);
-        return;
+    let wt = WorkerThread::current();
+    if wt.is_null() {
+        return phase_cold(initial, body);
     }
-    crate::pool::current_registry().in_worker(move |wt| {
+    // SAFETY: a non-null current worker is live for this whole call.
+    let wt = unsafe { &*wt };
+    {
         let body = as_word_body(|ctx, t| {
             body(ctx, t);
             0
@@ -367,7 +365,27 @@ where
         unsafe { CountLatch::decrement(latch) };
         wt.wait_until(&latch.inner.state);
         propagate(own, &[&shared.panic]);
-    })
+    }
+}
+
+/// `phase` outside any pool: recorded (`record/`), or run in the global pool.
+#[cold]
+#[inline(never)]
+fn phase_cold<T, I, F>(initial: I, body: F)
+where
+    T: PhaseTask,
+    I: Iterator<Item = T> + Send,
+    F: Fn(&PhaseCtx<'_, T>, T) + Sync + Send,
+{
+    if crate::record::active() {
+        let body = as_word_body(|ctx, t| {
+            body(ctx, t);
+            0
+        });
+        run_recorded(&body, &|_, _| 0, 0, initial);
+        return;
+    }
+    crate::pool::global().install(move || phase(initial, body))
 }
 
 /// Pin a closure to the higher-ranked signature the phase stores.
@@ -436,12 +454,13 @@ where
     F: Fn(&PhaseCtx<'_, T>, T) -> V + Sync + Send,
 {
     let initial = initial.into_iter();
-    if crate::record::active() {
-        let combine = |a: usize, b: usize| op(V::from_word(a), V::from_word(b)).to_word();
-        let body = as_word_body(|ctx, t| body(ctx, t).to_word());
-        return V::from_word(run_recorded(&body, &combine, identity.to_word(), initial));
+    let wt = WorkerThread::current();
+    if wt.is_null() {
+        return phase_reduce_cold(method, initial, identity, op, body);
     }
-    crate::pool::current_registry().in_worker(move |wt| {
+    // SAFETY: a non-null current worker is live for this whole call.
+    let wt = unsafe { &*wt };
+    {
         let combine = |a: usize, b: usize| op(V::from_word(a), V::from_word(b)).to_word();
         let body = as_word_body(|ctx, t| body(ctx, t).to_word());
         let piggyback = phase_end(wt.registry().policy.mechanism(), Some(method)) == PhaseEnd::Piggyback;
@@ -451,7 +470,27 @@ where
             reduce_tree(wt, &body, &combine, identity.to_word(), initial)
         };
         V::from_word(w)
-    })
+    }
+}
+
+/// `phase_reduce_with` outside any pool: recorded (`record/`), or run in the
+/// global pool.
+#[cold]
+#[inline(never)]
+fn phase_reduce_cold<T, V, I, C, F>(method: ReduceMethod, initial: I, identity: V, op: C, body: F) -> V
+where
+    T: PhaseTask,
+    V: Word,
+    I: Iterator<Item = T> + Send,
+    C: Fn(V, V) -> V + Sync + Send,
+    F: Fn(&PhaseCtx<'_, T>, T) -> V + Sync + Send,
+{
+    if crate::record::active() {
+        let combine = |a: usize, b: usize| op(V::from_word(a), V::from_word(b)).to_word();
+        let body = as_word_body(|ctx, t| body(ctx, t).to_word());
+        return V::from_word(run_recorded(&body, &combine, identity.to_word(), initial));
+    }
+    crate::pool::global().install(move || phase_reduce_with(method, initial, identity, op, body))
 }
 
 fn reduce_tree<T: Copy + Send>(

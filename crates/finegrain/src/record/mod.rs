@@ -15,37 +15,70 @@
 //! | `phase`, `phase_reduce*` | a `Spawn` per initial and enqueued task, one `Wait` |
 //! | `Graph::run` | a `Spawn` per source node, edges as edges, one `Wait` |
 //!
-//! The checks cost nothing on a pool's workers: they sit only where the
-//! runtime finds itself outside a pool (`join`'s cold path) or where a
-//! construct starts (once per loop, scope, phase or graph), plus one flag on
-//! a `Scope` read by each of its spawns.
+//! Priorities (`with_priority`, `spawn_with_priority`) are recorded as
+//! plain spawns.
+//!
+//! **Where the runtime checks.** Only on the paths a construct takes when
+//! the calling thread is no pool's worker, which were there before the
+//! recorder: `join`'s cold path, `Scope::spawn`'s injection path, and the
+//! no-worker branch at the start of `scope`, `fold_chunks` (and so every
+//! loop), `for_each_2d/3d`, `phase`, `phase_reduce*`, `Graph::run`, and the
+//! default grain's pool size. A worker's path has no added instruction
+//! (checked with `scripts/spawn_cost.sh`, whose instruction counts per spawn
+//! are unchanged).
 //!
 //! **Costs** are the time-stamp counter's cycles between the recorder's
 //! events, at one thread, with the recorder's own bookkeeping left out (the
-//! counter is read on entry to and exit from every hook); where there is no
-//! time-stamp counter, nanoseconds times a nominal 1 cycle per ns.
+//! counter is read on entry to and exit from every hook); what remains of the
+//! recording's overhead in a task's cost is a few tens of cycles per event
+//! (the hook's call and counter reads), which is not subtracted. Where there
+//! is no time-stamp counter, nanoseconds times a nominal 1 cycle per ns
+//! (`Clock::NominalNs`). `Meta::cycles_per_ns` is measured over the
+//! recording: counter ticks against `Instant`.
 //!
 //! **Footprints** come from the program: [`read()`] and [`write()`] declare the
 //! memory a task touches (the workloads declare theirs, mostly through their
 //! `Par` layer). Addresses become 64-byte lines numbered page by page in order
 //! of first touch (`LineMap::PagesByFirstTouch`), so a trace does not depend
-//! on where the allocator put the data. A work stretch keeps at most
-//! [`LINE_CAP`] runs of lines; the rest are counted in `Meta::lines_dropped`.
+//! on where the allocator put the data: line = page's first-touch number
+//! times 64 plus the line's place in its page. A run continuing the
+//! previous one (contiguous, same kind) extends it. A work stretch keeps at
+//! most [`LINE_CAP`] runs: past it, an evenly spaced sample (every other run
+//! dropped each time the cap fills, and then one run in 2, 4, ... kept), the
+//! lines of the runs dropped counted in `Meta::lines_dropped`. The
+//! declarations cost one thread-local check when not recording; the
+//! workloads make them once per task or chunk, never per element. A
+//! declaration's own time is left out of the task's cost; [`declare`] runs a
+//! block of them (a walk over a gather's indices or a vertex's arcs) only
+//! while recording and leaves the whole block's time out, so that declaring
+//! a footprint does not make the task look longer.
 //!
 //! **Loops** keep their range whole: the leaves are chunks of the loop's
 //! grain (for loops that take no grain, the grain the runtime would pick for
-//! a 256-thread pool), at most [`MAX_LEAVES`] of them (larger loops get
-//! proportionally larger leaves), so the simulated policy decides the
-//! splitting.
+//! a [`LOOP_THREADS`]-thread pool: `len / (256 * 64)` clamped to `1..=1024`,
+//! where a real pool's own size would make a serial recording's leaves
+//! `len / 64`), at most [`MAX_LEAVES`] of them (a larger loop's consecutive
+//! chunks are coalesced: its grain becomes `ceil(len / MAX_LEAVES)`), so the
+//! simulated policy decides the splitting. The leaves run in order and their
+//! results are combined in order, as the serial code would.
+//!
+//! The workloads (`finegrain-workloads`) declare their footprints, all but
+//! `fib` and `sum`, which compute from indices alone. Where a task may stop
+//! early (bfs's pull step, maxflow's pushes) the declaration is an upper
+//! bound; reductions written per element (`Par::reduce`: cg's dot products,
+//! canneal's final cost) declare nothing.
 //!
 //! What a recording cannot show: programs whose task set depends on the
-//! schedule (maxflow's and UTS-like searches record the tasks of their serial
-//! run), and graph nodes that add nodes while the graph runs (refused).
+//! schedule are recorded as their serial run (maxflow's active sets, UTS's
+//! and canny's phases, bfs's frontiers, cilksort's and hashjoin's data-
+//! dependent splits are the ones a serial run makes; canneal's claims are
+//! won by the lowest proposal, so its serial run is one of the runtime's);
+//! and graph nodes that add nodes while the graph runs (refused).
 
 mod clock;
 mod state;
 
-pub use state::{LINE_CAP, MAX_LEAVES};
+pub use state::{LINE_CAP, LOOP_THREADS, MAX_LEAVES};
 pub(crate) use state::{edge, fold, join, new_latch, node_task, run_as, spawn_existing, spawn_task, switch_to, wait};
 
 use crate::taskgraph::{Meta, TaskGraph};
@@ -135,6 +168,45 @@ pub fn write<T>(data: &[T]) {
     if active() {
         touch(data.as_ptr() as usize, std::mem::size_of_val(data), true);
     }
+}
+
+/// Run `f`, which declares a task's footprint, only while recording, and
+/// leave all of its time out of the task's cost: for declarations that walk
+/// the task's data (a gather, a list of scattered elements), whose loops
+/// would otherwise be charged to the task. One thread-local check when not
+/// recording.
+///
+/// ```
+/// let (x, idx) = (vec![0.0f64; 1000], [3usize, 900, 4]);
+/// finegrain::record::declare(|| {
+///     for &i in &idx {
+///         finegrain::record::read(&x[i..i + 1]);
+///     }
+/// });
+/// ```
+#[inline]
+pub fn declare(f: impl FnOnce()) {
+    if active() {
+        declare_now(f)
+    }
+}
+
+#[inline(never)]
+fn declare_now(f: impl FnOnce()) {
+    let t0 = clock::now();
+    let outer = state::with(|r| std::mem::replace(&mut r.declaring, true));
+    // Restore the flag even if `f` panics (the panic then leaves `record`).
+    struct Restore(bool, u64);
+    impl Drop for Restore {
+        fn drop(&mut self) {
+            state::with(|r| {
+                r.declaring = self.0;
+                r.exclude_since(self.1);
+            });
+        }
+    }
+    let _restore = Restore(outer, t0);
+    f();
 }
 
 /// Declare `bytes` bytes at `addr` read or written (no-op unless recording).

@@ -12,6 +12,10 @@ use std::time::Instant;
 pub const LINE_CAP: u32 = 4096;
 /// Leaves kept per loop.
 pub const MAX_LEAVES: usize = 65_536;
+/// The pool size loops without a grain take theirs from while recording:
+/// `len / (LOOP_THREADS * 64)`, clamped to `1..=1024` (the runtime's rule,
+/// for a 256-thread pool).
+pub const LOOP_THREADS: usize = 256;
 
 const PAGE: usize = 4096;
 const LINE: usize = 64;
@@ -24,6 +28,13 @@ pub(crate) struct Recorder {
     mark: u64,
     /// Line runs of the open work stretch.
     lines: Vec<Lines>,
+    /// Inside a [`super::declare`] block: its declarations' time is left out
+    /// once, at the block's end.
+    pub(crate) declaring: bool,
+    /// Past the cap, one run in `stride` is kept; `skip` more are dropped
+    /// before the next one kept.
+    stride: u64,
+    skip: u64,
     pages: HashMap<usize, u64>,
     dropped: u64,
     started: (u64, Instant),
@@ -39,6 +50,9 @@ impl Recorder {
             cur: 0,
             mark: clock::now(),
             lines: Vec::new(),
+            declaring: false,
+            stride: 1,
+            skip: 0,
             pages: HashMap::new(),
             dropped: 0,
             started: (clock::now(), Instant::now()),
@@ -53,6 +67,8 @@ impl Recorder {
             self.b.work(self.cur, cycles, &self.lines);
         }
         self.lines.clear();
+        self.stride = 1;
+        self.skip = 0;
     }
 
     /// Open a new work stretch now (after the recorder's own work).
@@ -63,6 +79,10 @@ impl Recorder {
     /// Leave the time since `t0` (the recorder's bookkeeping) out of the
     /// open stretch.
     pub(crate) fn exclude_since(&mut self, t0: u64) {
+        if self.declaring {
+            // Inside `declare`, which leaves out its whole time at its end.
+            return;
+        }
         self.mark += clock::now().saturating_sub(t0);
     }
 
@@ -80,14 +100,37 @@ impl Recorder {
             let n = self.pages.len() as u64;
             let id = *self.pages.entry(page).or_insert(n);
             let run = Lines { first: id * (PAGE / LINE) as u64 + in_page as u64, count: count as u32, write };
-            let full = self.lines.len() as u32 >= LINE_CAP;
             match self.lines.last_mut() {
-                Some(l) if l.write == write && l.first + l.count as u64 == run.first => l.count += run.count,
-                _ if full => self.dropped += run.count as u64,
-                _ => self.lines.push(run),
+                Some(l) if l.write == write && l.first + l.count as u64 == run.first && self.skip == 0 => l.count += run.count,
+                _ => self.keep_sampled(run),
             }
             line += count;
         }
+    }
+
+    /// Keep a new run, or, past [`LINE_CAP`] runs in this stretch, an evenly
+    /// spaced sample: every `stride`-th run, the stride doubling (and every
+    /// other kept run dropped) each time the cap fills again.
+    fn keep_sampled(&mut self, run: Lines) {
+        if self.skip > 0 {
+            self.skip -= 1;
+            self.dropped += run.count as u64;
+            return;
+        }
+        if self.lines.len() as u32 >= LINE_CAP {
+            let mut i = 0;
+            self.lines.retain(|l| {
+                i += 1;
+                let keep = i % 2 == 1;
+                if !keep {
+                    self.dropped += l.count as u64;
+                }
+                keep
+            });
+            self.stride *= 2;
+        }
+        self.lines.push(run);
+        self.skip = self.stride - 1;
     }
 
     pub(crate) fn finish(mut self) -> Result<TaskGraph, GraphError> {

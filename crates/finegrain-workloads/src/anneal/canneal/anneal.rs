@@ -62,6 +62,17 @@ fn delta(net: &Netlist, loc: &[AtomicU32], a: usize, b: usize) -> i64 {
     moved(a, la, lb, b) + moved(b, lb, la, a)
 }
 
+/// Declare for `finegrain record` what deciding the swap of `a` and `b`
+/// reads: both claims, both locations, their wires and their wires' ends.
+fn declare_swap(net: &Netlist, loc: &[AtomicU32], claim: &[AtomicU32], a: usize, b: usize) {
+    for e in [a, b] {
+        finegrain::record::read(std::slice::from_ref(&claim[e]));
+        finegrain::record::read(std::slice::from_ref(&loc[e]));
+        finegrain::record::read(net.neighbours(e));
+        finegrain::record::read_elements(loc, net.neighbours(e).iter().map(|&m| m as usize));
+    }
+}
+
 #[inline]
 fn accept(d: i64, temperature: f64, r: f64) -> bool {
     d < 0 || r < (-(d as f64) / temperature).exp()
@@ -110,6 +121,13 @@ pub fn parallel<P: Par>(par: P, net: &Netlist, s: &Schedule) -> Result {
     let (mut t, mut accepted) = (s.start_temperature, 0u64);
     for step in 0..s.steps {
         par.for_each_chunk(0..s.batch, GRAIN * 4, |r| {
+            finegrain::record::declare(|| {
+                for k in r.clone() {
+                    let (a, b, _) = proposal(s, n, step, k);
+                    finegrain::record::write(std::slice::from_ref(&claim[a]));
+                    finegrain::record::write(std::slice::from_ref(&claim[b]));
+                }
+            });
             for k in r {
                 let (a, b, _) = proposal(s, n, step, k);
                 claim[a].fetch_min(k as u32, Relaxed);
@@ -118,6 +136,12 @@ pub fn parallel<P: Par>(par: P, net: &Netlist, s: &Schedule) -> Result {
         });
         let temperature = t;
         par.for_each_chunk_mut(&mut accepted_at, GRAIN, |first, part| {
+            finegrain::record::declare(|| {
+                for k in first..first + part.len() {
+                    let (a, b, _) = proposal(s, n, step, k);
+                    declare_swap(net, &loc, &claim, a, b);
+                }
+            });
             for (i, acc) in part.iter_mut().enumerate() {
                 let k = first + i;
                 let (a, b, r) = proposal(s, n, step, k);
@@ -131,6 +155,18 @@ pub fn parallel<P: Par>(par: P, net: &Netlist, s: &Schedule) -> Result {
             GRAIN * 4,
             || 0u64,
             |mut count, r| {
+                finegrain::record::declare(|| {
+                    finegrain::record::read(&decided[r.clone()]);
+                    for k in r.clone() {
+                        let (a, b, _) = proposal(s, n, step, k);
+                        for e in [a, b] {
+                            finegrain::record::write(std::slice::from_ref(&claim[e]));
+                            if decided[k] {
+                                finegrain::record::write(std::slice::from_ref(&loc[e]));
+                            }
+                        }
+                    }
+                });
                 for k in r {
                     let (a, b, _) = proposal(s, n, step, k);
                     if decided[k] {

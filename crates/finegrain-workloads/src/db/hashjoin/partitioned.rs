@@ -71,13 +71,13 @@ pub fn partition<P: Par>(par: P, input: &[Tuple], bits: u32) -> Partitioned {
     par.for_each_segment_mut(&mut offset, &rows, 1, |cs, next| {
         let c = cs.start;
         let chunk = &input[c * CHUNK..((c + 1) * CHUNK).min(input.len())];
-        if finegrain::record::active() {
+        finegrain::record::declare(|| {
             // The chunk, and its run of slots in each partition.
             finegrain::record::read(chunk);
             for (p, &o) in next.iter().enumerate() {
                 finegrain::record::write(&out[o..o + hist[c * parts + p]]);
             }
-        }
+        });
         for t in chunk {
             let slot = &mut next[partition_of(t.key, bits)];
             out[*slot].store((t.key as u64) << 32 | t.payload as u64, Relaxed);
@@ -95,10 +95,10 @@ pub fn build<P: Par>(par: P, r: &Partitioned) -> Vec<Table> {
     let mut tables = vec![Table::default(); r.start.len() - 1];
     par.for_each_chunk_mut(&mut tables, 1, |p, t| {
         t[0] = Table::build(r.part(p));
-        if finegrain::record::active() {
+        finegrain::record::declare(|| {
             finegrain::record::read(r.part(p));
             t[0].declare_slots();
-        }
+        });
     });
     tables
 }
@@ -115,10 +115,10 @@ fn probe_range(tables: &[Table], s: &Partitioned, t: Probe) -> Matches {
     let table = &tables[t.partition as usize];
     let mut m = Matches::default();
     let keys = &s.part(t.partition as usize)[t.lo as usize..t.hi as usize];
-    if finegrain::record::active() {
+    finegrain::record::declare(|| {
         finegrain::record::read(keys);
         table.declare_probes(keys);
-    }
+    });
     for &x in keys {
         table.probe(x, &mut m);
     }

@@ -98,6 +98,7 @@ impl Lattice {
     /// Output nodes `lo..lo + out.len()` of level `to` from `input` (level `from`).
     fn trapezoid(&self, input: &[f64], from: usize, to: usize, lo: usize, out: &mut [f64]) {
         let hi = lo + out.len();
+        finegrain::record::read(&input[lo..hi + (from - to)]);
         let mut v = input[lo..hi + (from - to)].to_vec();
         for level in (to..from).rev() {
             // Level `level` keeps nodes lo..hi + (level - to).

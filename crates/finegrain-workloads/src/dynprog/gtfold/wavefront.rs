@@ -26,9 +26,9 @@ pub fn parallel<P: Par>(par: P, seq: &[u8]) -> Table {
     let t = Table::new(n);
     for d in 0..n {
         par.for_each_chunk(0..n - d, GRAIN, |r| {
-            if finegrain::record::active() {
+            finegrain::record::declare(|| {
                 r.clone().for_each(|i| t.declare_fill(seq, i, i + d));
-            }
+            });
             for i in r {
                 t.fill(seq, i, i + d);
             }

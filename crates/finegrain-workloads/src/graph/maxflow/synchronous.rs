@@ -68,11 +68,23 @@ pub fn max_flow<P: Par>(p: P, net: &Network) -> i64 {
         labels_new.resize(active.len(), 0);
         relabels += st.relabel_all(p, &active, &mut labels_new);
         p.for_each_chunk(0..active.len(), GRAIN, |r| {
+            finegrain::record::declare(|| {
+                finegrain::record::read(&active[r.clone()]);
+                finegrain::record::read(&labels_new[r.clone()]);
+                active[r.clone()].iter().for_each(|&v| one(&st.label[v as usize], true));
+            });
             for k in r {
                 st.label[active[k] as usize].store(labels_new[k], Relaxed);
             }
         });
         p.for_each_chunk(0..reached.len(), GRAIN, |r| {
+            finegrain::record::declare(|| {
+                finegrain::record::read(&reached[r.clone()]);
+                for &w in &reached[r.clone()] {
+                    one(&st.excess[w as usize], true);
+                    one(&st.incoming[w as usize], true);
+                }
+            });
             for &w in &reached[r] {
                 let w = w as usize;
                 st.excess[w].fetch_add(st.incoming[w].swap(0, Relaxed), Relaxed);
@@ -104,6 +116,10 @@ impl State<'_> {
             GRAIN,
             Vec::new,
             |mut out, r| {
+                finegrain::record::declare(|| {
+                    finegrain::record::read(&active[r.clone()]);
+                    active[r.clone()].iter().for_each(|&v| self.declare_arcs(v as usize, true));
+                });
                 for &v in &active[r] {
                     self.push(v as usize, &mut out);
                 }
@@ -147,6 +163,10 @@ impl State<'_> {
         let count = AtomicI64::new(0);
         p.for_each_chunk_mut(out, GRAIN, |start, part| {
             let mut local = 0;
+            finegrain::record::declare(|| {
+                finegrain::record::read(&active[start..start + part.len()]);
+                active[start..start + part.len()].iter().for_each(|&v| self.declare_arcs(v as usize, false));
+            });
             for (k, slot) in part.iter_mut().enumerate() {
                 let v = active[start + k] as usize;
                 *slot = self.label[v].load(Relaxed);
@@ -158,6 +178,28 @@ impl State<'_> {
             count.fetch_add(local, Relaxed);
         });
         count.into_inner() as usize
+    }
+
+    /// Declare for `finegrain record` what a push (`push`: residuals,
+    /// reverse residuals and heads' incoming flow written) or a relabel
+    /// from `v` touches: an upper bound, as a push may stop early.
+    fn declare_arcs(&self, v: usize, push: bool) {
+        let net = self.net;
+        let arcs = net.arcs(v);
+        finegrain::record::read(&net.first[v..v + 2]);
+        finegrain::record::read(&net.head[arcs.clone()]);
+        finegrain::record::write(&self.res[arcs.clone()][..if push { arcs.len() } else { 0 }]);
+        finegrain::record::read(&self.res[arcs.clone()]);
+        one(&self.label[v], false);
+        one(&self.excess[v], push);
+        for a in arcs {
+            one(&self.label[net.head[a] as usize], false);
+            if push {
+                finegrain::record::read(&net.rev[a..a + 1]);
+                one(&self.res[net.rev[a] as usize], true);
+                one(&self.incoming[net.head[a] as usize], true);
+            }
+        }
     }
 
     fn lowest_neighbour(&self, v: usize) -> u32 {
@@ -175,6 +217,14 @@ impl State<'_> {
             GRAIN,
             Vec::new,
             |mut out, r| {
+                finegrain::record::declare(|| {
+                    for k in r.clone() {
+                        let v = if k < active.len() { active[k] } else { reached[k - active.len()] } as usize;
+                        one(&self.excess[v], false);
+                        one(&self.label[v], false);
+                        one(&self.listed[v], true);
+                    }
+                });
                 for k in r {
                     let v = if k < active.len() { active[k] } else { reached[k - active.len()] } as usize;
                     if self.is_inner(v) && self.alive(v) && !self.listed[v].swap(true, Relaxed) {
@@ -186,6 +236,10 @@ impl State<'_> {
             concat,
         );
         p.for_each_chunk(0..next.len(), GRAIN, |r| {
+            finegrain::record::declare(|| {
+                finegrain::record::read(&next[r.clone()]);
+                next[r.clone()].iter().for_each(|&v| one(&self.listed[v as usize], true));
+            });
             for &v in &next[r] {
                 self.listed[v as usize].store(false, Relaxed);
             }
@@ -199,6 +253,7 @@ impl State<'_> {
     fn global_relabel<P: Par>(&self, p: P) {
         let (net, n) = (self.net, self.net.n as u32);
         p.for_each_chunk(0..net.n, 1024, |r| {
+            finegrain::record::write(&self.label[r.clone()]);
             for v in r {
                 self.label[v].store(n, Relaxed);
             }
@@ -213,6 +268,19 @@ impl State<'_> {
                 GRAIN,
                 Vec::new,
                 |mut out, r| {
+                    finegrain::record::declare(|| {
+                        finegrain::record::read(&frontier[r.clone()]);
+                        for &v in &frontier[r.clone()] {
+                            let arcs = net.arcs(v as usize);
+                            finegrain::record::read(&net.first[v as usize..v as usize + 2]);
+                            finegrain::record::read(&net.head[arcs.clone()]);
+                            finegrain::record::read(&net.rev[arcs.clone()]);
+                            for a in arcs {
+                                one(&self.res[net.rev[a] as usize], false);
+                                one(&self.label[net.head[a] as usize], true);
+                            }
+                        }
+                    });
                     for &v in &frontier[r] {
                         for a in net.arcs(v as usize) {
                             let u = net.head[a] as usize;
@@ -229,6 +297,15 @@ impl State<'_> {
                 concat,
             );
         }
+    }
+}
+
+/// Declare one element read or written (`finegrain record`).
+fn one<T>(x: &T, write: bool) {
+    if write {
+        finegrain::record::write(std::slice::from_ref(x));
+    } else {
+        finegrain::record::read(std::slice::from_ref(x));
     }
 }
 

@@ -55,15 +55,21 @@ pub fn parallel<P: Par>(par: P, a: &Csr, b: &[f64], iterations: usize) -> Vec<f6
                 *qi = a.row_dot(start + k, &p);
             }
         });
-        let pq = par.reduce_reading(0..n, || 0.0, |i| p[i] * q[i], |s, t| s + t, |c| {
-            finegrain::record::read(&p[c.clone()]);
-            finegrain::record::read(&q[c]);
-        });
+        let pq = par.reduce_reading(
+            0..n,
+            || 0.0,
+            |i| p[i] * q[i],
+            |s, t| s + t,
+            |c| {
+                finegrain::record::read(&p[c.clone()]);
+                finegrain::record::read(&q[c]);
+            },
+        );
         let alpha = rr / pq;
         par.for_each_chunk_mut(&mut x, VEC_GRAIN, |start, part| {
-            if finegrain::record::active() {
+            finegrain::record::declare(|| {
                 finegrain::record::read(&p[start..start + part.len()]);
-            }
+            });
             for (k, xi) in part.iter_mut().enumerate() {
                 *xi += alpha * p[start + k];
             }
@@ -74,9 +80,9 @@ pub fn parallel<P: Par>(par: P, a: &Csr, b: &[f64], iterations: usize) -> Vec<f6
             VEC_GRAIN,
             || 0.0,
             |mut s, start, part| {
-                if finegrain::record::active() {
+                finegrain::record::declare(|| {
                     finegrain::record::read(&q[start..start + part.len()]);
-                }
+                });
                 for (k, ri) in part.iter_mut().enumerate() {
                     *ri -= alpha * q[start + k];
                     s += *ri * *ri;
@@ -88,9 +94,9 @@ pub fn parallel<P: Par>(par: P, a: &Csr, b: &[f64], iterations: usize) -> Vec<f6
         let beta = rr_new / rr;
         rr = rr_new;
         par.for_each_chunk_mut(&mut p, VEC_GRAIN, |start, part| {
-            if finegrain::record::active() {
+            finegrain::record::declare(|| {
                 finegrain::record::read(&r[start..start + part.len()]);
-            }
+            });
             for (k, pi) in part.iter_mut().enumerate() {
                 *pi = r[start + k] + beta * *pi;
             }

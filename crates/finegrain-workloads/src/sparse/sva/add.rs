@@ -73,6 +73,15 @@ pub fn parallel<P: Par>(par: P, pool: &Pool, pairs: &[Pair]) -> Output {
     let mut summaries = vec![Summary::default(); pairs.len()];
     par.for_each_chunk_mut(&mut summaries, GRAIN, |start, part| {
         let mut buf = Vec::new();
+        finegrain::record::declare(|| {
+            for p in &pairs[start..start + part.len()] {
+                let ((xi, xv), (yi, yv)) = (pool.vector(p.x), pool.vector(p.y));
+                finegrain::record::read(xi);
+                finegrain::record::read(xv);
+                finegrain::record::read(yi);
+                finegrain::record::read(yv);
+            }
+        });
         for (k, s) in part.iter_mut().enumerate() {
             add(pool, pairs[start + k], &mut buf);
             *s = summarize(&buf);

@@ -125,6 +125,12 @@ impl Grid {
             let (half, this) = (self.half, &*self);
             // Segments are the interior rows 1..side-1 of the colour's array.
             par.for_each_segment_mut(&mut u[half..(this.side - 1) * half], &shift(&rows, half), ROW_GRAIN, |r, part| {
+                finegrain::record::declare(|| {
+                    // Rows lo..hi of this colour read rows lo-1..hi+1 of the other.
+                    let (lo, hi) = (r.start + 1, r.end + 1);
+                    finegrain::record::read(&this.u[1 - c][(lo - 1) * half..(hi + 1) * half]);
+                    finegrain::record::read(&this.rhs[c][lo * half..hi * half]);
+                });
                 for (n, row) in part.chunks_mut(half).enumerate() {
                     this.relax_row(c, r.start + 1 + n, row);
                 }
