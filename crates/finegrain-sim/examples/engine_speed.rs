@@ -5,7 +5,7 @@
 //!
 //! `cargo run --release -p finegrain-sim --example engine_speed [depth]`
 
-use finegrain::taskgraph::{Builder, Clock, LineMap, Lines, Meta, Step, TaskId, TaskKind};
+use finegrain::taskgraph::{Builder, Lines, Meta, Step, TaskId, TaskKind};
 use finegrain_sim::engine::{simulate, SimConfig, SimPolicy};
 use finegrain_sim::machine::preset;
 use std::time::Instant;
@@ -29,17 +29,7 @@ fn node(b: &mut Builder, t: TaskId, depth: u32, first: u64) -> u64 {
 
 fn main() {
     let depth: u32 = std::env::args().nth(1).and_then(|s| s.parse().ok()).unwrap_or(19);
-    let meta = Meta {
-        workload: "tree".into(),
-        size: format!("depth {depth}"),
-        seed: 1,
-        clock: Clock::Synthetic,
-        cycles_per_ns: 0.0,
-        line_map: LineMap::Synthetic,
-        line_cap: 0,
-        lines_dropped: 0,
-        note: String::new(),
-    };
+    let meta = Meta::synthetic("tree", format!("depth {depth}"), 1);
     let t0 = Instant::now();
     let mut b = Builder::new(meta);
     node(&mut b, 0, depth, 0);

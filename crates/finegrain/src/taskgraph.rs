@@ -182,6 +182,24 @@ pub struct Meta {
     pub note: String,
 }
 
+impl Meta {
+    /// The meta of a graph made up rather than recorded: synthetic clock and
+    /// lines, no cap, no note.
+    pub fn synthetic(workload: impl Into<String>, size: impl Into<String>, seed: u64) -> Meta {
+        Meta {
+            workload: workload.into(),
+            size: size.into(),
+            seed,
+            clock: Clock::Synthetic,
+            cycles_per_ns: 0.0,
+            line_map: LineMap::Synthetic,
+            line_cap: 0,
+            lines_dropped: 0,
+            note: String::new(),
+        }
+    }
+}
+
 /// The task structure of one run.
 #[derive(Clone, Debug, PartialEq)]
 pub struct TaskGraph {
@@ -461,17 +479,7 @@ mod tests {
     use super::*;
 
     fn meta() -> Meta {
-        Meta {
-            workload: "t".into(),
-            size: "test".into(),
-            seed: 1,
-            clock: Clock::Synthetic,
-            cycles_per_ns: 0.0,
-            line_map: LineMap::Synthetic,
-            line_cap: 0,
-            lines_dropped: 0,
-            note: String::new(),
-        }
+        Meta::synthetic("t", "test", 1)
     }
 
     #[test]

@@ -3,21 +3,11 @@
 //! misuse is an error.
 
 use finegrain::record::{self, RecordError};
-use finegrain::taskgraph::{Clock, LineMap, Meta, Step, TaskGraph, TaskKind};
+use finegrain::taskgraph::{LineMap, Meta, Step, TaskGraph, TaskKind};
 use std::sync::atomic::{AtomicU64, Ordering};
 
 fn meta() -> Meta {
-    Meta {
-        workload: "t".into(),
-        size: "test".into(),
-        seed: 0,
-        clock: Clock::Synthetic,
-        cycles_per_ns: 0.0,
-        line_map: LineMap::Synthetic,
-        line_cap: 0,
-        lines_dropped: 0,
-        note: String::new(),
-    }
+    Meta::synthetic("t", "test", 0)
 }
 
 fn kinds(g: &TaskGraph, k: TaskKind) -> usize {

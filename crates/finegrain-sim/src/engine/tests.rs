@@ -3,20 +3,10 @@
 
 use super::{simulate, Delivery, SimConfig, SimPolicy};
 use crate::machine::preset;
-use finegrain::taskgraph::{Builder, Clock, LineMap, Lines, Meta, Step, TaskGraph, TaskId, TaskKind};
+use finegrain::taskgraph::{Builder, Lines, Meta, Step, TaskGraph, TaskId, TaskKind};
 
 fn meta() -> Meta {
-    Meta {
-        workload: "hand".into(),
-        size: "test".into(),
-        seed: 1,
-        clock: Clock::Synthetic,
-        cycles_per_ns: 0.0,
-        line_map: LineMap::Synthetic,
-        line_cap: 0,
-        lines_dropped: 0,
-        note: String::new(),
-    }
+    Meta::synthetic("hand", "test", 1)
 }
 
 /// A binary fork-join tree of `depth` levels with `leaf` cycles per leaf,

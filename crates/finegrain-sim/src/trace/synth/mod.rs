@@ -34,7 +34,7 @@ pub use tree::{tree, TreeParams};
 pub use uts::{uts, UtsParams};
 
 use crate::SimError;
-use finegrain::taskgraph::{Clock, LineMap, Meta, TaskGraph};
+use finegrain::taskgraph::{Meta, TaskGraph};
 
 /// The most tasks a generator makes.
 pub const MAX_TASKS: u64 = 50_000_000;
@@ -211,17 +211,7 @@ fn gamma(k: f64, r: &mut Rng) -> f64 {
 
 /// The meta of a synthetic graph.
 pub(crate) fn meta(workload: &str, size: String, seed: u64, note: String) -> Meta {
-    Meta {
-        workload: workload.to_string(),
-        size,
-        seed,
-        clock: Clock::Synthetic,
-        cycles_per_ns: 0.0,
-        line_map: LineMap::Synthetic,
-        line_cap: 0,
-        lines_dropped: 0,
-        note,
-    }
+    Meta { note, ..Meta::synthetic(workload, size, seed) }
 }
 
 pub(crate) fn synth_err(s: impl Into<String>) -> SimError {

@@ -1,4 +1,5 @@
 use super::*;
+use finegrain::taskgraph::{Clock, LineMap};
 use finegrain::taskgraph::{Lines, Step, TaskKind};
 
 const SPECS: [&str; 24] = [
