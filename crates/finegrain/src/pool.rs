@@ -13,12 +13,13 @@ use std::sync::{Arc, OnceLock};
 /// levels deep (see the README's "Limits").
 pub const DEFAULT_STACK_SIZE: usize = 16 << 20;
 
-/// The smallest worker stack [`Builder::stack_size`] accepts: 64 KiB, what
-/// every policy needs to start a worker and run a `join` recursion ten levels
-/// deep, a loop and a phase in a debug build, whose frames are several times
-/// larger than optimised ones (README, "Limits"). The C library rounds any
-/// request up to its own minimum anyway (`PTHREAD_STACK_MIN`).
-pub const MIN_STACK_SIZE: usize = 64 << 10;
+/// The smallest worker stack [`Builder::stack_size`] accepts: 128 KiB, twice
+/// what every policy needs to start a worker and run a `join` recursion ten
+/// levels deep, a loop and a phase in a debug build, whose frames are several
+/// times larger than optimised ones (README, "Limits": a 1,000-item `reduce`
+/// nests 11 splits of about 6 KiB each under the unit policies). The C library
+/// rounds any request up to its own minimum anyway (`PTHREAD_STACK_MIN`).
+pub const MIN_STACK_SIZE: usize = 128 << 10;
 
 /// The most worker threads a pool may have; [`Builder::build`] returns
 /// [`Error::TooManyThreads`] above it.
