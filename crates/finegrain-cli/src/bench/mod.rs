@@ -65,6 +65,11 @@ pub fn main(args: &BenchArgs) -> Result<bool, Failure> {
     println!("# {}", meta.command_line_text());
     println!();
     print!("{}", table::render(&rows));
+    if let Some(tasks) = table::render_tasks(&rows) {
+        println!();
+        println!("Tasks (as in ADM, ASPLOS 2010, Table 4): mean = time in tasks / tasks run; median of sampled leaf tasks (finegrain::stats::lengths); cycles = time-stamp-counter ticks");
+        print!("{tasks}");
+    }
     if !outcome.stats_enabled {
         println!("(finegrain was built without its `stats` feature: no time breakdown)");
     }
