@@ -17,11 +17,49 @@ use super::{deal_even, Group, Plan, PlanError, Space};
 /// Bins per worker (thesis §5.3.2: B = 4t).
 pub const BINS_PER_WORKER: usize = 4;
 
-/// The bin of `key` among `bins` equal-width bins over `[min, max]`.
+/// The bin of `key` among `bins` equal-width bins over `[min, max]`:
+/// `floor((key - min) * bins / (max - min + 1))`.
 #[inline]
 pub fn bin_of(key: u64, min: u64, max: u64, bins: usize) -> usize {
-    let width = (max - min) as u128 + 1;
-    (((key - min) as u128 * bins as u128) / width) as usize
+    Binner::new(min, max, bins).bin(key)
+}
+
+/// [`bin_of`] for many keys: the division by the range's width replaced by
+/// one 64x64-bit multiplication by its reciprocal, corrected to the exact
+/// quotient (a 128-bit division per key made planning ten times slower).
+#[derive(Copy, Clone, Debug)]
+struct Binner {
+    min: u64,
+    width: u128,
+    bins: u64,
+    /// floor(2^64 * bins / width), when it fits in 64 bits (bins < width).
+    recip: Option<u64>,
+}
+
+impl Binner {
+    fn new(min: u64, max: u64, bins: usize) -> Binner {
+        let width = (max - min) as u128 + 1;
+        let bins = bins as u64;
+        // 2^64 * bins / width, without forming 2^64 * bins (which may not fit).
+        let two64 = 1u128 << 64;
+        let recip = (two64 / width) * bins as u128 + ((two64 % width) * bins as u128) / width;
+        Binner { min, width, bins, recip: u64::try_from(recip).ok() }
+    }
+
+    #[inline]
+    fn bin(&self, key: u64) -> usize {
+        let x = key - self.min;
+        let target = x as u128 * self.bins as u128;
+        match self.recip {
+            Some(r) => {
+                // floor(x * r / 2^64) is the exact quotient or one below it.
+                let q = ((x as u128 * r as u128) >> 64) as u64;
+                (q + ((q as u128 + 1) * self.width <= target) as u64) as usize
+            }
+            // A range narrower than the bin count: x < width <= bins, small.
+            None => (target / self.width) as usize,
+        }
+    }
 }
 
 /// Plan `space` from each task's key (`keys[i]` for linear index `i`, all in
@@ -40,9 +78,10 @@ pub fn plan(space: Space, keys: &[u64], min: u64, max: u64, workers: usize, tile
         return Err(PlanError::BadHint(format!("task {i} maps to key {k}, outside the declared range [{min}, {max}]")));
     }
     let bins = BINS_PER_WORKER * workers;
+    let binner = Binner::new(min, max, bins);
     let mut start = vec![0usize; bins + 1];
     for &k in keys {
-        start[bin_of(k, min, max, bins) + 1] += 1;
+        start[binner.bin(k) + 1] += 1;
     }
     for b in 0..bins {
         start[b + 1] += start[b];
@@ -50,7 +89,7 @@ pub fn plan(space: Space, keys: &[u64], min: u64, max: u64, workers: usize, tile
     let mut fill = start.clone();
     let mut tasks = vec![0u32; keys.len()];
     for (i, &k) in keys.iter().enumerate() {
-        let b = bin_of(k, min, max, bins);
+        let b = binner.bin(k);
         tasks[fill[b]] = i as u32;
         fill[b] += 1;
     }
@@ -78,6 +117,22 @@ mod tests {
             assert!(per_bin.windows(2).all(|x| x[0] < x[1]));
         }
         assert_eq!(p.groups.len(), 16);
+    }
+
+    #[test]
+    fn the_reciprocal_gives_the_exact_bin() {
+        let mut r = crate::rng::XorShift::new(5);
+        for _ in 0..2000 {
+            let min = r.next_u64() >> (r.next_u64() % 64);
+            let max = min.saturating_add(r.next_u64() >> (r.next_u64() % 64));
+            let bins = 1 + r.below(4096);
+            let b = Binner::new(min, max, bins);
+            for key in [min, max, min + (max - min) / 2, min + (max - min) / 3, min.saturating_add(r.next_u64() % (max - min).max(1))] {
+                let exact = (((key - min) as u128 * bins as u128) / ((max - min) as u128 + 1)) as usize;
+                assert_eq!(b.bin(key), exact, "key {key} in [{min}, {max}], {bins} bins");
+                assert!(exact < bins);
+            }
+        }
     }
 
     #[test]
