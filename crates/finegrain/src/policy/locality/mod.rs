@@ -26,6 +26,7 @@ pub mod binning;
 pub mod chunked;
 pub mod flux;
 pub mod signature;
+pub mod steal;
 
 use std::fmt;
 use std::ops::Range;
