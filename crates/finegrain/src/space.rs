@@ -76,6 +76,42 @@ pub struct TaskSpace<'a> {
     space: Result<Space, PlanError>,
     hint: Hint<'a>,
     stealing: Stealing,
+    replay: Option<&'a mut Replay>,
+}
+
+/// A plan kept from one run of a section for the next runs of it (Yoo,
+/// thesis, §5.5.2: a section repeated over the same task and data space with
+/// the same hint can build its schedule once). Pass the same `Replay` to
+/// every run of the section with [`TaskSpace::replay`]: the first run plans
+/// and keeps the plan, later runs with the same space, manager and worker
+/// count run it without planning; a run whose space or worker count differs
+/// plans again and keeps the new plan. The caller vouches that the hint is
+/// unchanged between runs (a key map or signatures that change make a plan
+/// that is still correct, only no longer local).
+///
+/// ```
+/// use finegrain::{Replay, TaskSpace};
+/// let map = |[i, _, _]: [usize; 3]| (i % 64) as u64;
+/// let mut replay = Replay::new();
+/// for step in 0..3 {
+///     let info = TaskSpace::new([10_000]).bins(&map, 0, 63).replay(&mut replay).run(|_| {}).unwrap();
+///     assert_eq!(info.replayed, step > 0);
+/// }
+/// ```
+#[derive(Debug, Default)]
+pub struct Replay {
+    plan: Option<Plan>,
+}
+
+impl Replay {
+    pub fn new() -> Replay {
+        Replay::default()
+    }
+
+    /// The kept plan, if any.
+    pub fn plan(&self) -> Option<&Plan> {
+        self.plan.as_ref()
+    }
 }
 
 impl std::fmt::Debug for TaskSpace<'_> {
@@ -95,8 +131,11 @@ pub struct SpaceRun {
     pub steals: usize,
     /// The manager that planned the section.
     pub manager: &'static str,
-    /// Nanoseconds spent planning (0 for a given schedule).
+    /// Nanoseconds spent planning (checking, for a given schedule or a
+    /// replayed plan).
     pub plan_ns: u64,
+    /// Whether the plan came from a [`Replay`] instead of being made.
+    pub replayed: bool,
 }
 
 /// The extents a task space may be given: `[nx]`, `[nx, ny]`, `[nx, ny, nz]`.
@@ -121,7 +160,7 @@ impl<'a> TaskSpace<'a> {
     /// dimensions). A zero extent or more than `u32::MAX` tasks is reported
     /// by [`TaskSpace::run`].
     pub fn new(extents: impl Extents) -> TaskSpace<'a> {
-        TaskSpace { space: Space::new(extents.extents()), hint: Hint::None, stealing: Stealing::Baseline }
+        TaskSpace { space: Space::new(extents.extents()), hint: Hint::None, stealing: Stealing::Baseline, replay: None }
     }
 
     /// Group tasks at random (the thesis's locality-oblivious reference).
@@ -161,6 +200,13 @@ impl<'a> TaskSpace<'a> {
         self
     }
 
+    /// Keep the plan in `replay` for later runs of this section, or run the
+    /// plan it holds (see [`Replay`]).
+    pub fn replay(mut self, replay: &'a mut Replay) -> Self {
+        self.replay = Some(replay);
+        self
+    }
+
     /// How idle workers steal (thesis chapter 6; default: the baseline).
     pub fn stealing(mut self, scheme: Stealing) -> Self {
         self.stealing = scheme;
@@ -188,14 +234,21 @@ impl<'a> TaskSpace<'a> {
 
     /// Run every task, `body([i, j, k])` (unused dimensions 0), in the
     /// current pool (or the global one), and return when all have run.
-    pub fn run<F>(self, body: F) -> Result<SpaceRun, PlanError>
+    pub fn run<F>(mut self, body: F) -> Result<SpaceRun, PlanError>
     where
         F: Fn([usize; 3]) + Sync,
     {
         let workers = crate::current_num_threads();
         let t0 = std::time::Instant::now();
-        let plan = self.plan(workers)?;
-        let plan_ns = if matches!(self.hint, Hint::Schedule(_)) { 0 } else { t0.elapsed().as_nanos() as u64 };
+        let space = self.space.clone()?;
+        let manager = self.manager();
+        let kept = self.replay.as_deref_mut().and_then(|r| r.plan.take()).filter(|p| p.space == space && p.workers() == workers && p.manager == manager);
+        let replayed = kept.is_some();
+        let plan = match kept {
+            Some(p) => p,
+            None => self.plan(workers)?,
+        };
+        let plan_ns = t0.elapsed().as_nanos() as u64;
         let section = Section::new(&plan, self.stealing);
         let drivers = plan.workers().max(1);
         let first_panic: Mutex<Option<Box<dyn std::any::Any + Send>>> = Mutex::new(None);
@@ -216,7 +269,24 @@ impl<'a> TaskSpace<'a> {
             panic::resume_unwind(p);
         }
         let (stolen, steals) = counts.into_inner().unwrap_or_else(|e| e.into_inner());
-        Ok(SpaceRun { tasks: plan.space.len(), stolen, steals, manager: plan.manager, plan_ns })
+        let info = SpaceRun { tasks: plan.space.len(), stolen, steals, manager: plan.manager, plan_ns, replayed };
+        drop(section);
+        if let Some(r) = self.replay {
+            r.plan = Some(plan);
+        }
+        Ok(info)
+    }
+
+    /// The name of the manager this section's hint selects.
+    fn manager(&self) -> &'static str {
+        match &self.hint {
+            Hint::None => "baseline",
+            Hint::Random(_) => "random",
+            Hint::Flux(_) => "flux",
+            Hint::Bins(..) => "binning",
+            Hint::Signatures(_) => "signature",
+            Hint::Schedule(p) => p.manager,
+        }
     }
 }
 
