@@ -32,7 +32,7 @@ use std::sync::atomic::{AtomicU32, Ordering};
 
 /// Moves per task, chosen so that a task is a few thousand cycles here, as
 /// in Sanchez et al. (ASPLOS 2010), Table 4 (4.9 K cycles per iteration).
-pub const MOVES_PER_TASK: usize = 16;
+pub const MOVES_PER_TASK: usize = 8;
 /// PARSEC's cooling: `T = T / 1.5` before every temperature step.
 const COOLING: f64 = 1.5;
 /// A location checked out by a swap in progress (PARSEC's null pointer).
