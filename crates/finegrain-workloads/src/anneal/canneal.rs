@@ -58,10 +58,11 @@ impl Workload for Canneal {
     fn prepare(&self, size: Size, seed: u64) -> Box<dyn Instance> {
         let (side, steps) = dimensions(size);
         let net = Netlist::random(side, seed);
-        // An eighth of a move per element per step: at `full`, 4,096 tasks
-        // per step, near Table 4's iterations per phase (2.1 B instructions
-        // over 100 phases of 4.9 K-cycle iterations).
-        let tasks = (side * side / 8).div_ceil(swaps::MOVES_PER_TASK);
+        // A sixteenth of a move per element per step: at `full`, 2,048 tasks
+        // per step (Table 4: about 4,300 iterations per phase, 2.1 B
+        // instructions over 100 phases of 4.9 K-cycle iterations; half that
+        // keeps `full` under 2 s serial here).
+        let tasks = (side * side / 16).div_ceil(swaps::MOVES_PER_TASK);
         let schedule = swaps::Schedule { seed, steps, tasks, start_temperature: side as f64 / 2.0 };
         let initial = net.routing_cost(|e| net.start[e]);
         Box::new(AsyncInstance { net, schedule, initial })
@@ -130,9 +131,10 @@ impl Instance for AsyncInstance {
     fn describe(&self) -> String {
         let s = &self.schedule;
         format!(
-            "{} elements, {} wires, {} steps of {} tasks x {} moves",
+            "{} elements, {} wires (length {}), {} steps of {} tasks x {} moves",
             self.net.elements(),
             self.net.adj.len() / 2,
+            self.initial,
             s.steps,
             s.tasks,
             swaps::MOVES_PER_TASK
