@@ -49,7 +49,14 @@ fn ordered_policies() -> Vec<String> {
 pub fn help() -> String {
     let mut s = String::from("presets for `bench --preset` (each sets --workloads and --policies):\n");
     for p in PRESETS {
-        s.push_str(&format!("  {}: {}\n      from {}\n      workloads {}; policies {}\n", p.name, p.summary, p.source, p.workloads.join(","), (p.policies)().join(";")));
+        s.push_str(&format!(
+            "  {}: {}\n      from {}\n      workloads {}; policies {}\n",
+            p.name,
+            p.summary,
+            p.source,
+            p.workloads.join(","),
+            (p.policies)().join(";")
+        ));
     }
     s
 }
@@ -63,7 +70,8 @@ impl Preset {
     /// `args` with this preset's workloads and policies; an error if the user
     /// set either (or an input file, which these workloads do not take).
     pub fn apply(&self, args: &BenchArgs) -> Result<BenchArgs, String> {
-        for (given, option) in [(args.workloads.is_some(), "--workloads"), (args.policies.is_some(), "--policies"), (args.input.is_some(), "--input")] {
+        for (given, option) in [(args.workloads.is_some(), "--workloads"), (args.policies.is_some(), "--policies"), (args.input.is_some(), "--input")]
+        {
             if given {
                 return Err(format!("--preset {} sets the workloads and policies itself; leave out {option}", self.name));
             }
