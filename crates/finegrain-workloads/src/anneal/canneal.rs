@@ -25,9 +25,10 @@ use crate::{Instance, Output, Size, Workload};
 use netlist::Netlist;
 
 /// How far (relative) the asynchronous run's final wire length may be from
-/// the serial run's. Measured: see `docs` and the test below; stale reads
-/// and reordered moves change the final length by well under 1% at the
-/// test size and less at the larger ones.
+/// the serial run's. Stale reads and reordered moves changed it by at most
+/// 0.9% at the test size (4 seeds at 2, 4 and 8 workers: the test below);
+/// 5% leaves room for busier schedules while still failing a run whose
+/// moves were lost or misapplied.
 pub const TOLERANCE: f64 = 0.05;
 
 pub struct Canneal;
