@@ -19,13 +19,16 @@
 //! the worker. Every other case (mail waiting or a count due, a job outside
 //! the region, a public deque, a central unit, no pool) fails the same
 //! compare, because the limit is zero or the depth too large, and goes out of
-//! line to `join_other`, which dispatches on the worker's mechanism.
+//! line to `join_other`, which dispatches on the worker's mechanism (`ws`,
+//! the central unit, `static`).
 
 use crate::adm::frame_marks::Mark;
 use crate::adm::private_queue::take_back_at;
 use crate::adm::spawn_gate::Gate;
 use crate::adm::AdmWorker;
+use crate::fixed::FixedWorker;
 use crate::job::{JobHeader, JobRef, StackJob};
+use crate::mechanism::Mechanism;
 use crate::sync::Ordering;
 use crate::unit::UnitWorker;
 use crate::worker::{JobLatch, Local, WorkerThread};
@@ -166,6 +169,7 @@ where
         Local::Adm(m) => join_private_slow(wt, m, a, b),
         Local::Ws(m) => join_ws(wt, m, &StackJob::new(b, JobLatch), a),
         Local::Unit(m) => join_unit(wt, m, a, b),
+        Local::Fixed(m) => join_fixed(wt, m, a, b),
     }
 }
 
@@ -177,6 +181,7 @@ fn pop_newest(wt: &WorkerThread) -> Option<JobRef> {
         Local::Ws(m) => m.pop_newest(),
         Local::Adm(m) => m.pop_newest().map(|j| m.leaving_private(&wt.h, j)),
         Local::Unit(m) => m.pop_newest(&wt.h),
+        Local::Fixed(m) => m.pop_newest(),
     }
 }
 
@@ -424,6 +429,37 @@ where
         take_back_slow(wt, job, m.pop_newest(&wt.h))
     };
     m.join_end(here);
+    (ra, rb)
+}
+
+/// `join` under `static` (`policy::fixed`): `b` stays on this worker's own
+/// queue, unless this is the root task, whose spawns are dealt round-robin.
+/// Taken back, `b` runs as a task of its own (not the root), as in the
+/// simulator.
+#[inline(never)]
+fn join_fixed<A, B, RA, RB>(wt: &WorkerThread, m: &FixedWorker, a: A, b: B) -> (RA, RB)
+where
+    A: FnOnce() -> RA + Send,
+    B: FnOnce() -> RB + Send,
+    RA: Send,
+    RB: Send,
+{
+    let job = &StackJob::new(b, JobLatch);
+    let job_ref = job.as_job_ref();
+    // SAFETY: not yet visible to other threads.
+    unsafe { JobHeader::prepare(job_ref.as_ptr(), wt.index) };
+    m.push(&wt.h, job_ref);
+    let guard = JoinGuard::<B, RB, false> { job };
+    let ra = a();
+    mem::forget(guard);
+    let rb = match m.pop_newest() {
+        Some(j) if j == job_ref => {
+            wt.h.hot.task_run();
+            // SAFETY: we popped our own job, so nobody else has it.
+            m.as_child(|| unsafe { job.run_inline() })
+        }
+        other => take_back_slow(wt, job, other),
+    };
     (ra, rb)
 }
 

@@ -98,6 +98,7 @@ pub use crate::adm::mailbox;
 
 cfg_runtime! {
     mod affinity;
+    mod fixed;
     mod graph;
     mod job;
     mod join;

@@ -19,6 +19,7 @@
 //! | managers: pairing, reports, burst, hand-over to a sleeper | [`adm`] |
 //! | the central unit's order, overflow, underflow, prefetch | [`unit`](mod@unit), [`carbon`], [`swhier`], [`pdf`] |
 //! | how a phase ends and reduces | [`reduce`] |
+//! | `static`: loop pieces, who gets a spawn | [`fixed`] |
 //!
 //! Adding a policy is one new file in this folder that defines a
 //! `Registration` and one line in `REGISTERED` (see `docs/policies.md`,
@@ -27,6 +28,7 @@
 
 pub mod adm;
 pub mod carbon;
+pub mod fixed;
 pub mod idle;
 pub mod pdf;
 pub mod reduce;
@@ -86,6 +88,9 @@ pub enum Mechanism {
     Adm,
     /// One central task unit plus per-worker buffers (`unit/`).
     Unit,
+    /// Per-worker queues nobody steals from, plus an inbox for what is
+    /// dealt to a worker (`fixed/`, the `static` baseline).
+    Fixed,
 }
 
 /// Which of the policies on the central task unit, with its parameters.
@@ -124,6 +129,8 @@ pub enum PolicyKind {
     Adm(Adm),
     /// The central task unit (`carbon`, `sw-hier`, `pdf`).
     Unit(UnitPolicy),
+    /// Static loops, no stealing ([`fixed`]; no parameters).
+    Fixed,
 }
 
 impl PolicyKind {
@@ -133,6 +140,7 @@ impl PolicyKind {
             PolicyKind::Ws(_) => Mechanism::Ws,
             PolicyKind::Adm(_) => Mechanism::Adm,
             PolicyKind::Unit(_) => Mechanism::Unit,
+            PolicyKind::Fixed => Mechanism::Fixed,
         }
     }
 }
@@ -202,6 +210,7 @@ impl Policy {
                 };
                 format!("{}:{}spin={}", self.name, opts, spin)
             }
+            PolicyKind::Fixed => format!("{}:spin={}", self.name, spin),
         }
     }
 
@@ -251,7 +260,7 @@ pub(crate) struct Registration {
 
 /// Every policy the runtime knows. Adding one: a new file and a line here.
 static REGISTERED: &[&Registration] =
-    &[&ws::REGISTRATION, &adm::ADM_CENTRAL, &adm::ADM_HIER, &carbon::REGISTRATION, &swhier::REGISTRATION, &pdf::REGISTRATION];
+    &[&ws::REGISTRATION, &adm::ADM_CENTRAL, &adm::ADM_HIER, &carbon::REGISTRATION, &swhier::REGISTRATION, &pdf::REGISTRATION, &fixed::REGISTRATION];
 
 /// Every registered policy with its options and defaults.
 ///
