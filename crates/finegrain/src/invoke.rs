@@ -64,7 +64,7 @@ pub fn invoke_all(fs: &[&(dyn Fn() + Sync)]) {
 ///
 /// Two closures may not both borrow the same data mutably:
 ///
-/// ```compile_fail
+/// ```compile_fail,E0499
 /// let mut x = 0;
 /// finegrain::invoke!(|| x += 1, || x += 2, || ());
 /// ```
