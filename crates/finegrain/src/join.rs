@@ -165,11 +165,20 @@ where
     let wt = unsafe { &*wt };
     // Each mechanism's path is a function of its own holding its own job, so
     // that a recursion pays for one path's frame per level, not for all.
+    // `ws` comes here on every join: test it alone (`WorkerThread::is_ws`).
+    if wt.is_ws {
+        let Local::Ws(m) = &wt.local else {
+            // SAFETY: `is_ws` says so (`WorkerThread::new`).
+            unsafe { std::hint::unreachable_unchecked() }
+        };
+        return join_ws(wt, m, &StackJob::new(b, JobLatch), a);
+    }
     match &wt.local {
         Local::Adm(m) => join_private_slow(wt, m, a, b),
-        Local::Ws(m) => join_ws(wt, m, &StackJob::new(b, JobLatch), a),
         Local::Unit(m) => join_unit(wt, m, a, b),
         Local::Fixed(m) => join_fixed(wt, m, a, b),
+        // SAFETY: not `ws`, tested above.
+        Local::Ws(_) => unsafe { std::hint::unreachable_unchecked() },
     }
 }
 

@@ -96,6 +96,11 @@ pub(crate) struct WorkerThread {
     /// What the mechanism may touch: index, policy, sleep, counters.
     pub(crate) h: Handles,
     pub(crate) local: Local,
+    /// `local` is `Local::Ws`: `join_other` tests this before it matches on
+    /// `local`, since a `match` over four mechanisms compiled to a jump table
+    /// there, an indirect jump and two more instructions on every `ws` join
+    /// (`scripts/spawn_cost.sh`), where this is one load and one branch.
+    pub(crate) is_ws: bool,
     tracing: bool,
 }
 
@@ -118,6 +123,7 @@ impl WorkerThread {
             index,
             registry,
             h: unsafe { Handles::new(index, registry.num_threads(), p, &registry.sleep, &registry.counters[index]) },
+            is_ws: matches!(local, Local::Ws(_)),
             local,
             tracing: registry.trace.is_some(),
         }
