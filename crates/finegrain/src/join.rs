@@ -467,9 +467,31 @@ where
             // SAFETY: we popped our own job, so nobody else has it.
             m.as_child(|| unsafe { job.run_inline() })
         }
-        other => take_back_slow(wt, job, other),
+        other => take_back_slow_fixed(wt, m, job, other),
     };
     (ra, rb)
+}
+
+/// `take_back_slow` under `static`: the root's `b` was dealt to another
+/// worker, so what this worker pops are older tasks of its own (spawns the
+/// root dealt to itself further up); each runs as a task of its own, not as
+/// the root, before the worker waits for `b`.
+#[cold]
+#[inline(never)]
+fn take_back_slow_fixed<B: FnOnce() -> RB, RB>(wt: &WorkerThread, m: &FixedWorker, job: &StackJob<JobLatch, B, RB>, mut popped: Option<JobRef>) -> RB {
+    let job_ref = job.as_job_ref();
+    loop {
+        match popped {
+            Some(j) if j == job_ref => {
+                wt.h.hot.task_run();
+                // SAFETY: we popped our own job, so nobody else has it.
+                return m.as_child(|| unsafe { job.run_inline() });
+            }
+            Some(j) => m.as_child(|| wt.execute(j)),
+            None => return wait_for(wt, job),
+        }
+        popped = m.pop_newest();
+    }
 }
 
 /// `b` was not on top: run the tasks above it, then either find it or wait
