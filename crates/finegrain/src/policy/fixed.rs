@@ -56,8 +56,7 @@ pub fn spawn_worker(from_root: bool, me: usize, dealt: usize, workers: usize) ->
     }
 }
 
-const OPTIONS: &[OptionInfo] =
-    &[OptionInfo { name: "spin", values: "0..=100000", default: "64", help: "idle rounds before yielding, then parking" }];
+const OPTIONS: &[OptionInfo] = &[OptionInfo { name: "spin", values: "0..=100000", default: "64", help: "idle rounds before yielding, then parking" }];
 
 pub(crate) static REGISTRATION: Registration = Registration {
     info: PolicyInfo {
