@@ -169,7 +169,7 @@ pub struct SimArgs {
     /// Comma-separated thread counts (default: 1 and powers of two up to the preset's threads, at most 256).
     #[arg(long, value_name = "LIST")]
     pub threads: Option<String>,
-    /// Policy specs separated by commas or `;`, as for `bench`, plus `static` (default: ws, adm-central, adm-hier, carbon, sw-hier, pdf, static).
+    /// Policy specs separated by commas or `;`, as for `bench` (default: ws, adm-central, adm-hier, carbon, sw-hier, pdf, static).
     #[arg(long, value_name = "SPECS")]
     pub policies: Option<String>,
     /// How ADM's messages are handled: interrupt (the paper), poll (today's runtime) or uli.

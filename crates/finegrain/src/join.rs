@@ -19,13 +19,16 @@
 //! the worker. Every other case (mail waiting or a count due, a job outside
 //! the region, a public deque, a central unit, no pool) fails the same
 //! compare, because the limit is zero or the depth too large, and goes out of
-//! line to `join_other`, which dispatches on the worker's mechanism.
+//! line to `join_other`, which dispatches on the worker's mechanism (`ws`,
+//! the central unit, `static`).
 
 use crate::adm::frame_marks::Mark;
 use crate::adm::private_queue::take_back_at;
 use crate::adm::spawn_gate::Gate;
 use crate::adm::AdmWorker;
+use crate::fixed::FixedWorker;
 use crate::job::{JobHeader, JobRef, StackJob};
+use crate::mechanism::Mechanism;
 use crate::sync::Ordering;
 use crate::unit::UnitWorker;
 use crate::worker::{JobLatch, Local, WorkerThread};
@@ -162,10 +165,20 @@ where
     let wt = unsafe { &*wt };
     // Each mechanism's path is a function of its own holding its own job, so
     // that a recursion pays for one path's frame per level, not for all.
+    // `ws` comes here on every join: test it alone (`WorkerThread::is_ws`).
+    if wt.is_ws {
+        let Local::Ws(m) = &wt.local else {
+            // SAFETY: `is_ws` says so (`WorkerThread::new`).
+            unsafe { std::hint::unreachable_unchecked() }
+        };
+        return join_ws(wt, m, &StackJob::new(b, JobLatch), a);
+    }
     match &wt.local {
         Local::Adm(m) => join_private_slow(wt, m, a, b),
-        Local::Ws(m) => join_ws(wt, m, &StackJob::new(b, JobLatch), a),
         Local::Unit(m) => join_unit(wt, m, a, b),
+        Local::Fixed(m) => join_fixed(wt, m, a, b),
+        // SAFETY: not `ws`, tested above.
+        Local::Ws(_) => unsafe { std::hint::unreachable_unchecked() },
     }
 }
 
@@ -177,6 +190,7 @@ fn pop_newest(wt: &WorkerThread) -> Option<JobRef> {
         Local::Ws(m) => m.pop_newest(),
         Local::Adm(m) => m.pop_newest().map(|j| m.leaving_private(&wt.h, j)),
         Local::Unit(m) => m.pop_newest(&wt.h),
+        Local::Fixed(m) => m.pop_newest(),
     }
 }
 
@@ -425,6 +439,59 @@ where
     };
     m.join_end(here);
     (ra, rb)
+}
+
+/// `join` under `static` (`policy::fixed`): `b` stays on this worker's own
+/// queue, unless this is the root task, whose spawns are dealt round-robin.
+/// Taken back, `b` runs as a task of its own (not the root), as in the
+/// simulator.
+#[inline(never)]
+fn join_fixed<A, B, RA, RB>(wt: &WorkerThread, m: &FixedWorker, a: A, b: B) -> (RA, RB)
+where
+    A: FnOnce() -> RA + Send,
+    B: FnOnce() -> RB + Send,
+    RA: Send,
+    RB: Send,
+{
+    let job = &StackJob::new(b, JobLatch);
+    let job_ref = job.as_job_ref();
+    // SAFETY: not yet visible to other threads.
+    unsafe { JobHeader::prepare(job_ref.as_ptr(), wt.index) };
+    m.push(&wt.h, job_ref);
+    let guard = JoinGuard::<B, RB, false> { job };
+    let ra = a();
+    mem::forget(guard);
+    let rb = match m.pop_newest() {
+        Some(j) if j == job_ref => {
+            wt.h.hot.task_run();
+            // SAFETY: we popped our own job, so nobody else has it.
+            m.as_child(|| unsafe { job.run_inline() })
+        }
+        other => take_back_slow_fixed(wt, m, job, other),
+    };
+    (ra, rb)
+}
+
+/// `take_back_slow` under `static`: the root's `b` was dealt to another
+/// worker, so what this worker pops are older tasks of its own (spawns the
+/// root dealt to itself further up); each runs as a task of its own, not as
+/// the root, before the worker waits for `b`.
+#[cold]
+#[inline(never)]
+fn take_back_slow_fixed<B: FnOnce() -> RB, RB>(wt: &WorkerThread, m: &FixedWorker, job: &StackJob<JobLatch, B, RB>, mut popped: Option<JobRef>) -> RB {
+    let job_ref = job.as_job_ref();
+    loop {
+        match popped {
+            Some(j) if j == job_ref => {
+                wt.h.hot.task_run();
+                // SAFETY: we popped our own job, so nobody else has it.
+                return m.as_child(|| unsafe { job.run_inline() });
+            }
+            Some(j) => m.as_child(|| wt.execute(j)),
+            None => return wait_for(wt, job),
+        }
+        popped = m.pop_newest();
+    }
 }
 
 /// `b` was not on top: run the tasks above it, then either find it or wait

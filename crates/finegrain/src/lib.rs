@@ -4,7 +4,7 @@
 //! thousand instructions — in which the scheduler is a policy chosen at run time.
 //!
 //! One task API:
-//! - fork-join: [`join`], [`scope`];
+//! - fork-join: [`join`], [`invoke!`] (three or more closures), [`scope`];
 //! - loops with lazy range splitting and reductions: [`for_each`],
 //!   [`for_each_chunk`], [`reduce`], [`for_each_2d`], [`for_each_3d`];
 //! - dynamic task phases with small `Copy` task descriptors: [`phase`],
@@ -37,10 +37,10 @@
 //! ## Where things are
 //!
 //! The source tree is a map of the runtime (the README's "Layout" has the
-//! same): the public API (`join.rs`, `scope.rs`, `loops.rs`, `phase/`,
+//! same): the public API (`join.rs`, `invoke.rs`, `scope.rs`, `loops.rs`, `phase/`,
 //! `graph.rs`, `priority.rs`, `pool.rs`), the decisions (`policy/`), the one
-//! worker loop (`worker.rs`) behind one seam (`mechanism.rs`), the three
-//! mechanisms (`ws/`, `adm/`, `unit/`), and what they share (`job/`,
+//! worker loop (`worker.rs`) behind one seam (`mechanism.rs`), the four
+//! mechanisms (`ws/`, `adm/`, `unit/`, `fixed/`), and what they share (`job/`,
 //! `latch/`, `sleep/`, `stats/`, `sync.rs`).
 
 #![warn(missing_debug_implementations, rust_2018_idioms)]
@@ -98,7 +98,9 @@ pub use crate::adm::mailbox;
 
 cfg_runtime! {
     mod affinity;
+    mod fixed;
     mod graph;
+    mod invoke;
     mod job;
     mod join;
     mod loops;
@@ -116,6 +118,7 @@ cfg_runtime! {
 
     pub use crate::{
         graph::{Graph, GraphCtx, NodeId},
+        invoke::invoke_all,
         join::join,
         loops::{fold_chunks, for_each, for_each_2d, for_each_3d, for_each_chunk, reduce},
         phase::{phase, phase_reduce, phase_reduce_with, PhaseCtx, PhaseTask, MAX_TASK_BYTES},

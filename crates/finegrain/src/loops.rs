@@ -11,12 +11,19 @@
 //! demand for work, not with the number of iterations. A stolen half splits
 //! again by the same rule on its thief.
 //!
+//! Under `static` a loop is not split lazily: it is cut into one contiguous
+//! piece per worker before it starts (`policy::fixed`; `fold_static`).
+//!
 //! Reductions combine partial results in iteration order, so `combine` needs to
 //! be associative but not commutative.
 
+use crate::fixed::FixedWorker;
+use crate::job::{JobHeader, StackJob};
 use crate::join::join;
-use crate::worker::WorkerThread;
+use crate::policy::fixed;
+use crate::worker::{JobLatch, WorkerThread};
 use std::ops::Range;
+use std::panic::{self, AssertUnwindSafe};
 
 /// Default chunk: enough iterations that the per-chunk check is negligible for
 /// cheap bodies, small enough that a range is split when a thief is hungry.
@@ -68,10 +75,94 @@ where
     if range.is_empty() {
         return identity();
     }
-    if WorkerThread::current().is_null() {
+    let wt = WorkerThread::current();
+    if wt.is_null() {
         return fold_chunks_cold(range, grain, identity, fold, combine);
     }
-    lbs(range, grain, &identity, &fold, &combine)
+    // SAFETY: non-null current worker is live.
+    fold_here(unsafe { &*wt }, range, grain, &identity, &fold, &combine)
+}
+
+/// A loop on worker `wt`: split lazily, or cut into pieces under `static`.
+#[inline]
+fn fold_here<T, ID, F, C>(wt: &WorkerThread, range: Range<usize>, grain: usize, identity: &ID, fold: &F, combine: &C) -> T
+where
+    T: Send,
+    ID: Fn() -> T + Sync,
+    F: Fn(T, Range<usize>) -> T + Sync,
+    C: Fn(T, T) -> T + Sync,
+{
+    match wt.fixed() {
+        Some(m) => fold_static(wt, m, range, grain, identity, fold, combine),
+        None => lbs(range, grain, identity, fold, combine),
+    }
+}
+
+/// The whole loop cut into one contiguous piece per worker, on leaf
+/// boundaries (leaves of `grain` iterations, as a recording counts them):
+/// piece 0 runs here, piece `i` is dealt to the `i`-th worker after this one
+/// (`policy::fixed`). Each piece folds its leaves in order; the pieces'
+/// results are combined in order. A panic anywhere is resumed after every
+/// piece has finished (the first piece's in iteration order).
+#[cold]
+#[inline(never)]
+fn fold_static<T, ID, F, C>(wt: &WorkerThread, m: &FixedWorker, range: Range<usize>, grain: usize, identity: &ID, fold: &F, combine: &C) -> T
+where
+    T: Send,
+    ID: Fn() -> T + Sync,
+    F: Fn(T, Range<usize>) -> T + Sync,
+    C: Fn(T, T) -> T + Sync,
+{
+    let (start, len) = (range.start, range.len());
+    let leaves = len.div_ceil(grain);
+    let n = wt.h.workers;
+    let k = fixed::pieces(leaves, n);
+    let span = |i: usize| {
+        let l = fixed::piece(leaves, k, i);
+        start + l.start * grain..start + (l.end * grain).min(len)
+    };
+    let run = |r: Range<usize>| {
+        let mut acc = identity();
+        let mut lo = r.start;
+        while lo < r.end {
+            let end = lo + grain.min(r.end - lo);
+            acc = fold(acc, lo..end);
+            lo = end;
+        }
+        acc
+    };
+    if k == 1 {
+        return run(range);
+    }
+    let run = &run;
+    let jobs: Vec<_> = (1..k)
+        .map(|i| {
+            let r = span(i);
+            StackJob::new(move || run(r), JobLatch)
+        })
+        .collect();
+    // The jobs stay where `collect` put them until each has completed.
+    for (i, job) in jobs.iter().enumerate() {
+        let j = job.as_job_ref();
+        // SAFETY: not yet visible to other threads.
+        unsafe { JobHeader::prepare(j.as_ptr(), wt.index) };
+        m.give(&wt.h, fixed::piece_worker(wt.index, i + 1, n), j);
+    }
+    let mut acc = panic::catch_unwind(AssertUnwindSafe(|| run(span(0))));
+    for job in &jobs {
+        // SAFETY: prepared above; the job lives in `jobs` until this loop ends.
+        wt.wait_until(unsafe { JobHeader::state(job.as_job_ref().as_ptr()) });
+        // SAFETY: the latch is set, so the job ran; read once.
+        let r = unsafe { job.take_result() };
+        acc = match (acc, r) {
+            (Ok(a), Ok(b)) => panic::catch_unwind(AssertUnwindSafe(|| combine(a, b))),
+            (Err(p), _) | (Ok(_), Err(p)) => Err(p),
+        };
+    }
+    match acc {
+        Ok(v) => v,
+        Err(p) => panic::resume_unwind(p),
+    }
 }
 
 /// `fold_chunks` outside any pool: recorded (`record/`), or run in the
@@ -88,7 +179,10 @@ where
     if crate::record::active() {
         return crate::record::fold(range, grain, &identity, &fold, &combine);
     }
-    crate::pool::global().install(|| lbs(range, grain, &identity, &fold, &combine))
+    crate::pool::global().install(|| {
+        // SAFETY: `install` runs this on a worker of the global pool.
+        fold_here(unsafe { &*WorkerThread::current() }, range, grain, &identity, &fold, &combine)
+    })
 }
 
 /// Call `f(i)` for every `i` in `range`, in parallel.
@@ -197,10 +291,32 @@ fn visit<const N: usize, F: Fn(&[usize; N])>(b: &[Range<usize>; N], f: &F) {
 
 fn for_each_nd<const N: usize, F: Fn(&[usize; N]) + Sync + Send>(b: [Range<usize>; N], f: F) {
     let grain = default_grain(volume(&b));
-    if WorkerThread::current().is_null() {
+    let wt = WorkerThread::current();
+    if wt.is_null() {
         return for_each_nd_cold(b, grain, f);
     }
-    lbs_nd(b, grain, &f)
+    // SAFETY: non-null current worker is live.
+    nd_here(unsafe { &*wt }, b, grain, &f)
+}
+
+/// An N-dimensional loop on worker `wt`: split lazily, or under `static`
+/// cut along the outermost dimension in leaves of about `grain` points, as a
+/// recording counts them.
+fn nd_here<const N: usize, F: Fn(&[usize; N]) + Sync>(wt: &WorkerThread, b: [Range<usize>; N], grain: usize, f: &F) {
+    let Some(m) = wt.fixed() else {
+        return lbs_nd(b, grain, f);
+    };
+    if volume(&b) == 0 {
+        return;
+    }
+    let inner: usize = b[1..].iter().map(|r| r.len()).product::<usize>().max(1);
+    let rows = (grain / inner).max(1);
+    let slab = |(), r: Range<usize>| {
+        let mut s = b.clone();
+        s[0] = r;
+        visit(&s, f)
+    };
+    fold_static(wt, m, b[0].clone(), rows, &|| (), &slab, &|(), ()| ())
 }
 
 /// `for_each_nd` outside any pool: recorded (`record/`), or run in the
@@ -225,7 +341,10 @@ fn for_each_nd_cold<const N: usize, F: Fn(&[usize; N]) + Sync + Send>(b: [Range<
             &|(), ()| (),
         );
     }
-    crate::pool::global().install(|| lbs_nd(b, grain, &f))
+    crate::pool::global().install(|| {
+        // SAFETY: `install` runs this on a worker of the global pool.
+        nd_here(unsafe { &*WorkerThread::current() }, b, grain, &f)
+    })
 }
 
 /// Call `f(i, j)` for every point of a 2-D index space, in parallel; the space

@@ -1,6 +1,7 @@
-//! The seam between the one worker loop (`worker.rs`) and the three
+//! The seam between the one worker loop (`worker.rs`) and the four
 //! mechanisms that hold tasks: work-stealing deques (`ws/`), private queues
-//! with mailboxes (`adm/`), and the central task unit (`unit/`).
+//! with mailboxes (`adm/`), the central task unit (`unit/`), and the static
+//! baseline's queues that nobody steals from (`fixed/`).
 //!
 //! A mechanism is one folder with a per-pool part (its `Shared`, held by the
 //! registry) and a per-worker part that implements [`Mechanism`]. It makes no

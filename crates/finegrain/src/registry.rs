@@ -17,7 +17,7 @@ use crate::stats::{Stats, WorkerCounters};
 use crate::sync::{lock, AtomicBool, AtomicUsize, Mutex, Ordering};
 use crate::topology::Topology;
 use crate::worker::WorkerThread;
-use crate::{adm, unit, ws};
+use crate::{adm, fixed, unit, ws};
 use crossbeam_utils::CachePadded;
 use std::collections::VecDeque;
 use std::sync::Arc;
@@ -61,6 +61,7 @@ pub(crate) enum MechShared {
     Ws(ws::Shared),
     Adm(adm::Shared),
     Unit(unit::Shared),
+    Fixed(fixed::Shared),
 }
 
 pub(crate) struct Registry {
@@ -85,12 +86,14 @@ impl Registry {
             PolicyKind::Ws(_) => MechShared::Ws(ws::Shared::new(n)),
             PolicyKind::Adm(a) => MechShared::Adm(adm::Shared::new(n, a)),
             PolicyKind::Unit(_) => MechShared::Unit(unit::Shared::new(n)),
+            PolicyKind::Fixed => MechShared::Fixed(fixed::Shared::new(n)),
         };
         let op_ns = match policy.mechanism() {
             _ if !cfg!(feature = "stats") => (0.0, 0.0),
             Mechanism::Ws => ws::op_costs(),
             Mechanism::Adm => adm::op_costs(),
             Mechanism::Unit => unit::op_costs(),
+            Mechanism::Fixed => fixed::op_costs(),
         };
         Registry {
             policy,
@@ -125,7 +128,9 @@ impl Registry {
             || self.terminate.load(Ordering::Relaxed)
             || match &self.mech {
                 MechShared::Ws(s) => s.has_work(),
-                MechShared::Adm(_) => false,
+                // Only their owners take from these queues, and each one's
+                // idle loop checks its own inbox (`signal`).
+                MechShared::Adm(_) | MechShared::Fixed(_) => false,
                 MechShared::Unit(s) => s.has_work(),
             }
     }

@@ -11,6 +11,7 @@
 
 use crate::adm::spawn_gate::Gate;
 use crate::adm::AdmWorker;
+use crate::fixed::FixedWorker;
 use crate::job::{JobHeader, JobRef, Latch};
 use crate::latch::tally;
 use crate::mechanism::{Handles, Mechanism, Task};
@@ -86,6 +87,7 @@ pub(crate) enum Local {
     Ws(WsWorker),
     Adm(AdmWorker),
     Unit(UnitWorker),
+    Fixed(FixedWorker),
 }
 
 pub(crate) struct WorkerThread {
@@ -94,6 +96,11 @@ pub(crate) struct WorkerThread {
     /// What the mechanism may touch: index, policy, sleep, counters.
     pub(crate) h: Handles,
     pub(crate) local: Local,
+    /// `local` is `Local::Ws`: `join_other` tests this before it matches on
+    /// `local`, since a `match` over four mechanisms compiled to a jump table
+    /// there, an indirect jump and two more instructions on every `ws` join
+    /// (`scripts/spawn_cost.sh`), where this is one load and one branch.
+    pub(crate) is_ws: bool,
     tracing: bool,
     /// When to time a task for the median task length (`stats/lengths.rs`).
     #[cfg(feature = "stats")]
@@ -112,12 +119,14 @@ impl WorkerThread {
             (MechShared::Ws(s), PolicyKind::Ws(w)) => Local::Ws(unsafe { WsWorker::new(s, w, p.order, index, &registry.topology, registry.epoch) }),
             (MechShared::Adm(s), PolicyKind::Adm(_)) => Local::Adm(unsafe { AdmWorker::new(s, index, p.order, stack_hi, mark_bytes) }),
             (MechShared::Unit(s), PolicyKind::Unit(u)) => Local::Unit(unsafe { UnitWorker::new(s, u) }),
+            (MechShared::Fixed(s), PolicyKind::Fixed) => Local::Fixed(unsafe { FixedWorker::new(s, index) }),
             _ => unreachable!("the registry's mechanism is the policy's"),
         };
         WorkerThread {
             index,
             registry,
             h: unsafe { Handles::new(index, registry.num_threads(), p, &registry.sleep, &registry.counters[index]) },
+            is_ws: matches!(local, Local::Ws(_)),
             local,
             tracing: registry.trace.is_some(),
             #[cfg(feature = "stats")]
@@ -177,6 +186,16 @@ impl WorkerThread {
         }
     }
 
+    /// The `static` side of this worker, if it runs that policy (its loops
+    /// are cut into pieces up front instead of split lazily).
+    #[inline]
+    pub(crate) fn fixed(&self) -> Option<&FixedWorker> {
+        match &self.local {
+            Local::Fixed(f) => Some(f),
+            _ => None,
+        }
+    }
+
     /// Should a loop split its range now (`policy::split`)?
     #[inline(always)]
     pub(crate) fn wants_split(&self) -> bool {
@@ -184,6 +203,7 @@ impl WorkerThread {
             Local::Ws(m) => m.wants_split(&self.h),
             Local::Adm(m) => m.wants_split(&self.h),
             Local::Unit(m) => m.wants_split(&self.h),
+            Local::Fixed(m) => m.wants_split(&self.h),
         }
     }
 
@@ -204,6 +224,7 @@ impl WorkerThread {
             Local::Ws(m) => m.push(&self.h, job),
             Local::Adm(m) => m.push(&self.h, job),
             Local::Unit(m) => m.push(&self.h, job),
+            Local::Fixed(m) => m.push(&self.h, job),
         }
     }
 
@@ -314,6 +335,7 @@ impl WorkerThread {
             Local::Ws(m) => self.run_loop(m, latch, done),
             Local::Adm(m) => self.run_loop(m, latch, done),
             Local::Unit(m) => self.run_loop(m, latch, done),
+            Local::Fixed(m) => self.run_loop(m, latch, done),
         }
     }
 

@@ -196,7 +196,7 @@ fn quiescent(pool: &Pool) -> (Stats, Duration) {
 #[test]
 fn counters_balance_at_rest() {
     let _g = serial();
-    for policy in ["ws", "ws:order=fifo,steal=one", "adm-central", "adm-hier:radix=2", "carbon", "sw-hier", "pdf"] {
+    for policy in ["ws", "ws:order=fifo,steal=one", "adm-central", "adm-hier:radix=2", "carbon", "sw-hier", "pdf", "static"] {
         let pool = Pool::new(4, policy).unwrap();
         pool.install(|| {
             fib(18);

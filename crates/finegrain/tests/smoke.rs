@@ -11,8 +11,9 @@ fn fib(n: u64) -> u64 {
 
 #[test]
 fn smoke_all_apis() {
-    for (t, spec) in
-        [1, 2, 8].into_iter().flat_map(|t| ["ws", "adm-central", "adm-hier:radix=2", "adm-hier", "carbon", "sw-hier", "pdf"].map(move |p| (t, p)))
+    for (t, spec) in [1, 2, 8]
+        .into_iter()
+        .flat_map(|t| ["ws", "adm-central", "adm-hier:radix=2", "adm-hier", "carbon", "sw-hier", "pdf", "static"].map(move |p| (t, p)))
     {
         eprintln!("{spec} x{t}");
         let pool = Pool::new(t, spec).unwrap();

@@ -18,7 +18,7 @@ use finegrain_sim::engine::{simulate, Delivery, SimConfig, SimPolicy, SimResult}
 use finegrain_sim::machine::{self, Preset};
 use indicatif::{ProgressBar, ProgressStyle};
 
-/// The default policies: the runtime's six and the static baseline.
+/// The default policies: every runtime policy, the static baseline last.
 pub const DEFAULT_POLICIES: &str = "ws;adm-central;adm-hier;carbon;sw-hier;pdf;static";
 
 pub fn main(a: &SimArgs) -> Result<bool, Failure> {
@@ -83,7 +83,7 @@ pub fn delivery(s: &str) -> Result<Delivery, String> {
     }
 }
 
-/// Labelled simulated policies, `static` beside the runtime's specs.
+/// Labelled simulated policies.
 pub fn policies(arg: Option<&str>) -> Result<Vec<(String, SimPolicy)>, String> {
     let texts = crate::specs::split_policy_list(arg.unwrap_or(DEFAULT_POLICIES))?;
     let mut out: Vec<(String, SimPolicy)> = Vec::new();

@@ -6,26 +6,28 @@
 //! leaves) before it starts; the root's spawns are dealt round-robin over the
 //! workers; every other task stays on the worker that made it; nobody
 //! steals. A worker with nothing left sleeps until work is dealt to it or the
-//! latch its frame waits for completes. This policy has no runtime
-//! counterpart and no decision in `finegrain::policy`: it is the
-//! absence of scheduling decisions.
+//! latch its frame waits for completes. The decisions (how a loop is cut,
+//! which worker gets a piece or a spawn) are `finegrain::policy::fixed`'s,
+//! the same functions the runtime's `static` policy calls.
 
 use super::costs;
 use super::item::{Frame, Item, Work};
 use super::result::{Bucket, Op};
 use super::run::{Found, Mech, Sim};
+use finegrain::policy::fixed;
 use finegrain::policy::pdf::SerialPath;
 use std::collections::VecDeque;
 
 #[derive(Debug)]
 pub(crate) struct FixedState {
     pub queues: Vec<VecDeque<Item>>,
-    pub deal: usize,
+    /// The root task's spawns dealt so far.
+    pub dealt: usize,
 }
 
 impl FixedState {
     pub fn new(n: usize) -> FixedState {
-        FixedState { queues: vec![VecDeque::new(); n], deal: 0 }
+        FixedState { queues: vec![VecDeque::new(); n], dealt: 0 }
     }
 }
 
@@ -53,14 +55,10 @@ impl Sim<'_> {
 
     pub(crate) fn fixed_push(&mut self, w: usize, item: Item, t: u64) -> u64 {
         let from_root = matches!(self.w[w].stack.last(), Some(Frame::Task { t: 0, .. }));
-        let to = if from_root {
-            let n = self.n;
-            let s = self.fixed();
-            s.deal = (s.deal + 1) % n;
-            s.deal
-        } else {
-            w
-        };
+        let n = self.n;
+        let s = self.fixed();
+        let to = fixed::spawn_worker(from_root, w, s.dealt, n);
+        s.dealt += from_root as usize;
         self.give(w, to, item, t)
     }
 
@@ -76,17 +74,17 @@ impl Sim<'_> {
     }
 
     /// Cut loop `lp` of `leaves` leaves into one piece per worker: the first
-    /// stays here, piece `i` goes to worker `w + i`.
+    /// stays here, piece `i` goes to worker `w + i` (`policy::fixed`).
     pub(crate) fn fixed_loop(&mut self, w: usize, lp: u32, leaves: u32, path: SerialPath, t: u64) -> u64 {
-        let k = (self.n as u32).min(leaves).max(1);
-        let bound = |i: u32| (leaves as u64 * i as u64 / k as u64) as u32;
+        let (n, leaves) = (self.n, leaves as usize);
+        let k = fixed::pieces(leaves, n);
         let mut c = 0;
         for i in 1..k {
-            let item = Item { work: Work::Piece { lp, lo: bound(i), hi: bound(i + 1) }, path, from: w as u32 };
-            let to = (w + i as usize) % self.n;
-            c += self.give(w, to, item, t);
+            let r = fixed::piece(leaves, k, i);
+            let item = Item { work: Work::Piece { lp, lo: r.start as u32, hi: r.end as u32 }, path, from: w as u32 };
+            c += self.give(w, fixed::piece_worker(w, i, n), item, t);
         }
-        self.w[w].stack.push(Frame::Piece { lp, next: 0, hi: bound(1), path });
+        self.w[w].stack.push(Frame::Piece { lp, next: 0, hi: fixed::piece(leaves, k, 0).end as u32, path });
         c
     }
 }

@@ -50,9 +50,10 @@ use finegrain::Policy;
 pub enum SimPolicy {
     /// One of the runtime's policies, by its spec (`ws`, `adm-hier:radix=8`, ...).
     Runtime(Policy),
-    /// The static-loop baseline (Cheng et al., ASPLOS 2023, section 6): each
-    /// loop is cut into one contiguous piece per worker, the root's spawns are
-    /// dealt round-robin, everything else stays where it was made, and nobody
+    /// The static-loop baseline (Cheng et al., ASPLOS 2023, section 6), the
+    /// runtime's `static` (`finegrain::policy::fixed`): each loop is cut into
+    /// one contiguous piece per worker, the root's spawns are dealt
+    /// round-robin, everything else stays where it was made, and nobody
     /// steals.
     Static,
 }
@@ -60,10 +61,12 @@ pub enum SimPolicy {
 impl SimPolicy {
     /// A runtime policy spec, or `static`.
     pub fn parse(spec: &str) -> Result<SimPolicy, SimError> {
-        if spec.trim() == "static" {
+        let p = Policy::parse(spec).map_err(|e| SimError::Policy(e.to_string()))?;
+        if p.kind == finegrain::policy::PolicyKind::Fixed {
+            // The runtime's `static` (`policy::fixed`); its one option, the
+            // idle spin, has no effect here: idle workers sleep at once.
             return Ok(SimPolicy::Static);
         }
-        let p = Policy::parse(spec).map_err(|e| SimError::Policy(e.to_string()))?;
         if let finegrain::policy::PolicyKind::Adm(a) = p.kind {
             if a.dedicated_manager {
                 return Err(SimError::Policy(

@@ -131,6 +131,8 @@ impl<'g> Sim<'g> {
                     PolicyKind::Ws(ws) => Mech::Ws(WsState::new(n, ws, &mut m, cfg.preset.spm.is_some())),
                     PolicyKind::Adm(a) => Mech::Adm(AdmState::new(n, a)),
                     PolicyKind::Unit(u) => Mech::Unit(UnitState::new(n, u)),
+                    // `SimPolicy::parse` gives `Static`; built by hand, it idles by its spin.
+                    PolicyKind::Fixed => Mech::Fixed(FixedState::new(n)),
                 };
                 (Some(p.clone()), mech)
             }

@@ -70,10 +70,14 @@ impl Idle {
 /// the worker reports that it is starving (`adm::ManagerNode::new`), so a
 /// worker must run its loop, whose first empty search sends that report; it
 /// parks when the root answers that no task is left anywhere.
+///
+/// Under `static`, no either: a piece dealt to a worker wakes only that
+/// worker, and only its idle loop's park re-checks its own inbox after
+/// announcing the sleep (the start-up park looks at the injector alone).
 pub const fn park_at_start(m: Mechanism) -> bool {
     match m {
         Mechanism::Ws | Mechanism::Unit => true,
-        Mechanism::Adm => false,
+        Mechanism::Adm | Mechanism::Fixed => false,
     }
 }
 
@@ -86,6 +90,7 @@ mod tests {
         assert!(park_at_start(Mechanism::Ws));
         assert!(park_at_start(Mechanism::Unit));
         assert!(!park_at_start(Mechanism::Adm), "a manager waits for its workers' first reports");
+        assert!(!park_at_start(Mechanism::Fixed), "only the idle loop's park checks the inbox");
     }
 
     #[test]

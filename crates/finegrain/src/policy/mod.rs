@@ -19,6 +19,7 @@
 //! | managers: pairing, reports, burst, hand-over to a sleeper | [`adm`] |
 //! | the central unit's order, overflow, underflow, prefetch | [`unit`](mod@unit), [`carbon`], [`swhier`], [`pdf`] |
 //! | how a phase ends and reduces | [`reduce`] |
+//! | `static`: loop pieces, who gets a spawn | [`fixed`] |
 //! | how a task space's tasks are grouped and ordered (locality managers) | [`locality`] |
 //!
 //! Adding a policy is one new file in this folder that defines a
@@ -28,6 +29,7 @@
 
 pub mod adm;
 pub mod carbon;
+pub mod fixed;
 pub mod idle;
 pub mod locality;
 pub mod pdf;
@@ -88,6 +90,9 @@ pub enum Mechanism {
     Adm,
     /// One central task unit plus per-worker buffers (`unit/`).
     Unit,
+    /// Per-worker queues nobody steals from, plus an inbox for what is
+    /// dealt to a worker (`fixed/`, the `static` baseline).
+    Fixed,
 }
 
 /// Which of the policies on the central task unit, with its parameters.
@@ -126,6 +131,8 @@ pub enum PolicyKind {
     Adm(Adm),
     /// The central task unit (`carbon`, `sw-hier`, `pdf`).
     Unit(UnitPolicy),
+    /// Static loops, no stealing ([`fixed`]; no parameters).
+    Fixed,
 }
 
 impl PolicyKind {
@@ -135,6 +142,7 @@ impl PolicyKind {
             PolicyKind::Ws(_) => Mechanism::Ws,
             PolicyKind::Adm(_) => Mechanism::Adm,
             PolicyKind::Unit(_) => Mechanism::Unit,
+            PolicyKind::Fixed => Mechanism::Fixed,
         }
     }
 }
@@ -204,6 +212,7 @@ impl Policy {
                 };
                 format!("{}:{}spin={}", self.name, opts, spin)
             }
+            PolicyKind::Fixed => format!("{}:spin={}", self.name, spin),
         }
     }
 
@@ -253,7 +262,7 @@ pub(crate) struct Registration {
 
 /// Every policy the runtime knows. Adding one: a new file and a line here.
 static REGISTERED: &[&Registration] =
-    &[&ws::REGISTRATION, &adm::ADM_CENTRAL, &adm::ADM_HIER, &carbon::REGISTRATION, &swhier::REGISTRATION, &pdf::REGISTRATION];
+    &[&ws::REGISTRATION, &adm::ADM_CENTRAL, &adm::ADM_HIER, &carbon::REGISTRATION, &swhier::REGISTRATION, &pdf::REGISTRATION, &fixed::REGISTRATION];
 
 /// Every registered policy with its options and defaults.
 ///

@@ -28,12 +28,15 @@ pub enum Source {
 /// submitted from outside starts even while every deque is busy. The message
 /// policies never take from a peer: a manager pairs them with a victim, which
 /// sends tasks by message, so after their own work they look only at the
-/// injector. The central task unit already balances inside `Own`.
+/// injector. The central task unit already balances inside `Own`. The
+/// static baseline never balances: `Own` is its own queue and then what was
+/// dealt to it.
 pub const fn order(m: Mechanism) -> &'static [Source] {
     match m {
         Mechanism::Ws => &[Source::Own, Source::Injector, Source::Peers],
         Mechanism::Adm => &[Source::Own, Source::OwnMarks, Source::Injector],
         Mechanism::Unit => &[Source::Own, Source::Injector],
+        Mechanism::Fixed => &[Source::Own, Source::Injector],
     }
 }
 
@@ -43,7 +46,7 @@ mod tests {
 
     #[test]
     fn own_work_first_and_only_stealing_takes_from_peers() {
-        for m in [Mechanism::Ws, Mechanism::Adm, Mechanism::Unit] {
+        for m in [Mechanism::Ws, Mechanism::Adm, Mechanism::Unit, Mechanism::Fixed] {
             let o = order(m);
             assert_eq!(o[0], Source::Own, "{m:?}");
             assert!(o.contains(&Source::Injector), "{m:?}");
