@@ -219,6 +219,8 @@ pub fn all() -> Vec<Box<dyn Workload>> {
         Box::new(dynprog::GtfoldLoop),
         Box::new(dynprog::GtfoldDataflow),
         Box::new(anneal::Canneal),
+        Box::new(sparse::DenseVectorAdd),
+        Box::new(dense::Mvm),
     ]
 }
 

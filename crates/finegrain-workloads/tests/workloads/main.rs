@@ -22,7 +22,7 @@ use finegrain_workloads::all;
 
 /// The registry's order, which `finegrain list`, the CLI's default suite (the
 /// first workload of each API kind) and result tables follow.
-const ORDER: [&str; 21] = [
+const ORDER: [&str; 23] = [
     "fib",
     "nqueens",
     "uts",
@@ -44,6 +44,8 @@ const ORDER: [&str; 21] = [
     "gtfold-loop",
     "gtfold-dataflow",
     "canneal",
+    "sva-dense",
+    "mvm",
 ];
 
 #[test]
