@@ -61,6 +61,7 @@ mod dense;
 mod dynprog;
 mod graph;
 mod image;
+mod physics;
 mod recursive;
 mod sparse;
 mod stencil;
@@ -221,6 +222,7 @@ pub fn all() -> Vec<Box<dyn Workload>> {
         Box::new(anneal::Canneal),
         Box::new(sparse::DenseVectorAdd),
         Box::new(dense::Mvm),
+        Box::new(physics::GamePhysics),
     ]
 }
 

@@ -43,8 +43,8 @@ impl Workload for Mvm {
     fn prepare(&self, size: Size, seed: u64) -> Box<dyn Instance> {
         let (n, iters) = match size {
             Size::Test => (40, 6),
-            Size::Small => (128, 1_000),
-            Size::Full => (512, 3_000),
+            Size::Small => (128, 500),
+            Size::Full => (512, 1_500),
         };
         Box::new(MvmInstance::generate(n, iters, seed))
     }

@@ -47,7 +47,7 @@ impl Workload for DenseVectorAdd {
     fn prepare(&self, size: Size, seed: u64) -> Box<dyn Instance> {
         let (n, iters) = match size {
             Size::Test => (1_000, 20),
-            Size::Small => (4_096, 2_000),
+            Size::Small => (4_096, 20_000),
             Size::Full => (16_384, 40_000),
         };
         Box::new(SvaDenseInstance::generate(n, iters, seed))

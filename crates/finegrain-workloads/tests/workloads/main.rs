@@ -14,6 +14,7 @@ mod dynprog;
 mod graph;
 mod image;
 mod inputs;
+mod physics;
 mod recursive;
 mod sparse;
 mod stencil;
@@ -22,7 +23,7 @@ use finegrain_workloads::all;
 
 /// The registry's order, which `finegrain list`, the CLI's default suite (the
 /// first workload of each API kind) and result tables follow.
-const ORDER: [&str; 23] = [
+const ORDER: [&str; 24] = [
     "fib",
     "nqueens",
     "uts",
@@ -46,6 +47,7 @@ const ORDER: [&str; 23] = [
     "canneal",
     "sva-dense",
     "mvm",
+    "gps",
 ];
 
 #[test]
@@ -58,7 +60,7 @@ fn registry_order_is_stable() {
 #[test]
 fn every_workload_has_a_domain() {
     let mut tested: Vec<&str> =
-        [recursive::NAMES, dense::NAMES, sparse::NAMES, stencil::NAMES, graph::NAMES, image::NAMES, db::NAMES, dynprog::NAMES, anneal::NAMES]
+        [recursive::NAMES, dense::NAMES, sparse::NAMES, stencil::NAMES, graph::NAMES, image::NAMES, db::NAMES, dynprog::NAMES, anneal::NAMES, physics::NAMES]
             .concat();
     tested.sort_unstable();
     let mut registered: Vec<&str> = all().iter().map(|w| w.name()).collect();
