@@ -47,10 +47,17 @@
 //! must achieve: (a) linear and angular momentum equal the initial ones to
 //! 1e-10 of the sums of their terms' magnitudes (every impulse is equal and
 //! opposite at one point, so only rounding changes them; a lost update of an
-//! unlocked race, a velocity or a position changed after the fact, breaks
-//! them); (b) the total squared overlap of the contacts has fallen below its
-//! initial value and is at most 1.5 times the serial order's (measured over
-//! runs under several policies and thread counts: within +-10% of it).
+//! unlocked race, or a velocity or position changed after the fact, breaks
+//! them); (b) the last step is solved: the normal rows' velocity shortfall
+//! (`solve::residual`, at the positions before the last move) is at most
+//! 1e-6 of the initial state's (measured: at most 1e-9 of it, in 141 runs
+//! over 4 seeds under every policy at 2 and 4 workers, Rayon and serial, at
+//! `test` and `small`; two sweeps per step leave far more); (c) the total
+//! squared overlap of the contacts has fallen below its initial value and is
+//! at most twice the serial order's (measured: 0.99-1.01 times it at
+//! `test`, 0.25-1.39 times at `small`, where what is left is about 3e-5 of
+//! the initial overlap and the order decides most of it). The ignored test
+//! `overlap_spread` repeats the measurement.
 
 mod scene;
 mod solve;
@@ -64,7 +71,11 @@ pub struct GamePhysics;
 const SWEEPS: usize = 20;
 
 /// How much more overlap than the serial order's the check accepts.
-const OVERLAP_SLACK: f64 = 1.5;
+const OVERLAP_SLACK: f64 = 2.0;
+
+/// Largest velocity shortfall of the last step's normal rows the check
+/// accepts, relative to the initial state's.
+const RESIDUAL_TOL: f64 = 1e-6;
 
 /// Tolerance of the momenta, relative to the sums of their terms' magnitudes.
 const MOMENTUM_TOL: f64 = 1e-10;
@@ -129,7 +140,8 @@ impl GpsInstance {
         Ok((x, vel))
     }
 
-    /// `Ok` if the state keeps the initial momenta; the overlap it leaves.
+    /// `Ok` if the state keeps the initial momenta and solves its last step;
+    /// the overlap it leaves.
     fn conserves(&self, x: &[V3], vel: &[Vel]) -> Result<f64, String> {
         let sc = &self.scene;
         let (p0, l0) = (solve::momentum(sc, &sc.vel0), solve::angular_momentum(sc, &sc.x0, &sc.vel0));
@@ -144,6 +156,11 @@ impl GpsInstance {
             if (l1[d] - l0[d]).abs() > MOMENTUM_TOL * sl {
                 return Err(format!("angular momentum {l1:?} is not the initial {l0:?} (tolerance {:.1e})", MOMENTUM_TOL * sl));
             }
+        }
+        let before: Vec<V3> = x.iter().zip(vel).map(|(x, v)| scene::sub(*x, scene::scale(v.v, solve::DT))).collect();
+        let (left, initial) = (solve::residual(sc, &before, vel), solve::residual(sc, &sc.x0, &sc.vel0));
+        if left > RESIDUAL_TOL * initial {
+            return Err(format!("the last step is not solved: velocity shortfall {left:.3e}, more than {RESIDUAL_TOL:.0e} of the initial {initial:.3e}"));
         }
         Ok(sc.penetration(x))
     }
@@ -203,9 +220,61 @@ mod tests {
         let mut lost = v.clone();
         lost[3 * n] = inst.scene.vel0[0].v[0];
         assert!(inst.check(&reference, &Output::Floats(lost)).unwrap_err().contains("momentum"));
-        // The initial state: momenta kept, overlap not reduced.
+        // The initial state: momenta kept, nothing solved.
         let initial = output(solve::State::initial(&inst.scene));
-        assert!(inst.check(&reference, &initial).unwrap_err().contains("overlap"));
+        assert!(inst.check(&reference, &initial).unwrap_err().contains("not solved"));
         assert!(inst.check(&reference, &Output::Floats(v[..9 * n - 1].to_vec())).is_err());
+        // Two sweeps per step instead of 20: momenta kept, steps not solved.
+        let rough = output(solve::serial(&inst.scene, 2, 2));
+        assert!(inst.check(&reference, &rough).unwrap_err().contains("not solved"));
+    }
+
+    /// The spread of the parallel orders' overlap around the serial order's,
+    /// the measurement behind `OVERLAP_SLACK` (`cargo test --release -p
+    /// finegrain-workloads --lib -- --ignored overlap_spread --nocapture`).
+    #[test]
+    #[ignore]
+    fn overlap_spread() {
+        let size = match std::env::var("GPS_SIZE").as_deref() {
+            Ok("full") => Size::Full,
+            Ok("test") => Size::Test,
+            _ => Size::Small,
+        };
+        let mut specs: Vec<String> = finegrain::policies().map(|p| p.name.to_string()).collect();
+        specs.push("ws:order=fifo".into());
+        let mut ratios = Vec::new();
+        for seed in [1, 2, 3, 7] {
+                        let (bodies, contacts, steps) = match size {
+                Size::Test => (64, 240, 2),
+                Size::Small => (800, 4_953, 10),
+                Size::Full => (4_907, 32_109, 25),
+            };
+            let inst = GpsInstance { scene: Scene::generate(bodies, contacts, seed).unwrap(), steps };
+            let reference = inst.serial();
+            let (rx, rv) = inst.state(&reference).unwrap();
+            let want = inst.conserves(&rx, &rv).unwrap();
+            for spec in &specs {
+                for threads in [2, 4] {
+                    let pool = finegrain::Pool::new(threads, spec).unwrap();
+                    let got = pool.install(|| inst.parallel());
+                    let (gx, gv) = inst.state(&got).unwrap();
+                    let have = inst.conserves(&gx, &gv).unwrap();
+                    let prev = |x: &[V3], v: &[Vel]| -> Vec<V3> { x.iter().zip(v).map(|(x, v)| scene::sub(*x, scene::scale(v.v, solve::DT))).collect() };
+                    let r_want = solve::residual(&inst.scene, &prev(&rx, &rv), &rv);
+                    let r_have = solve::residual(&inst.scene, &prev(&gx, &gv), &gv);
+                    let r0 = solve::residual(&inst.scene, &inst.scene.x0, &inst.scene.vel0);
+                    let p0 = inst.scene.penetration(&inst.scene.x0);
+                    println!("seed {seed} {spec} x{threads}: overlap {have:.4e} vs serial {want:.4e} (initial {p0:.3e}): ratio {:.4}; residual {r_have:.4e} vs serial {r_want:.4e} (initial {r0:.3e}): ratio {:.4}", have / want, r_have / r_want);
+                    ratios.push(have / want);
+                }
+            }
+            let r = inst.rayon().unwrap();
+            let (gx, gv) = inst.state(&r).unwrap();
+            ratios.push(inst.conserves(&gx, &gv).unwrap() / want);
+            println!("seed {seed} rayon: ratio {:.4}", ratios.last().unwrap());
+        }
+        let (lo, hi) = ratios.iter().fold((f64::INFINITY, 0.0f64), |(l, h), &r| (l.min(r), h.max(r)));
+        println!("ratios {lo:.4}..{hi:.4} over {} runs", ratios.len());
+        assert!(hi <= OVERLAP_SLACK);
     }
 }

@@ -299,6 +299,23 @@ pub fn rayon(scene: &Scene, steps: usize, iters: usize) -> State {
     s
 }
 
+/// How far velocities `vel` are from satisfying the normal rows of the
+/// contacts at positions `x`: the sum over the contacts of the squared
+/// shortfall of their normal velocity below its target (zero for a solved
+/// step: a pair then separates at least as fast as its row asks).
+pub fn residual(scene: &Scene, x: &[V3], vel: &[Vel]) -> f64 {
+    scene
+        .pairs
+        .iter()
+        .map(|&(a, b)| {
+            let (a, b) = (a as usize, b as usize);
+            let c = Contact::prepare(x[a], x[b], &scene.props[a], &scene.props[b]);
+            let rel = sub(add(vel[b].v, cross(vel[b].w, c.rb)), add(vel[a].v, cross(vel[a].w, c.ra)));
+            (c.target - dot(rel, c.n)).max(0.0).powi(2)
+        })
+        .sum()
+}
+
 /// Total linear momentum.
 pub fn momentum(scene: &Scene, vel: &[Vel]) -> V3 {
     vel.iter().zip(&scene.props).fold([0.0; 3], |m, (v, p)| add(m, scale(v.v, p.mass)))
