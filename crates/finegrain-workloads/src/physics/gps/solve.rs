@@ -173,47 +173,82 @@ struct Solve {
 finegrain::phase_task!(Solve);
 
 /// Dependence counters: contact `c` may run sweep `k + 1` once every contact
-/// that shares a body with it (itself included) has finished sweep `k`.
-/// Counter `k % 2` of `c` counts the sweep-`k` predecessors still to finish:
-/// a neighbour can be at most one sweep ahead of `c` (its sweep `k + 1` waits
-/// for `c`'s sweep `k`), so two counters per contact suffice. The task that
-/// takes a counter to zero resets it for sweep `k + 2` before it enqueues the
-/// contact, and every later decrement of it comes from a task that, through
-/// that enqueue, ran after the reset.
+/// that shares a body with it (itself included) has finished sweep `k`, that
+/// is once both its bodies are done with sweep `k`. A body counts its
+/// contacts still to finish the sweep, a contact its bodies still to be done
+/// (two): a finishing task decrements its two bodies, and a body it takes to
+/// zero decrements each of its contacts; the same dependences as one counter
+/// per contact over all its neighbours, with two atomic operations per task
+/// instead of about 24 (measured: the latter spent more time on counters than
+/// on solving).
+///
+/// Counter `k % 2` counts for sweep `k`: nothing runs more than one sweep
+/// ahead of a neighbour (a contact's sweep `k + 1` waits for its bodies'
+/// sweep `k`, which waits for every contact of the bodies), so two per body
+/// and per contact suffice. The task that takes a counter to zero resets it
+/// for sweep `k + 2` before it goes on, and every later decrement of it comes
+/// from a task that ran after that.
 struct Counters {
-    pending: Vec<[AtomicU32; 2]>,
-    preds: Vec<u32>,
+    /// Per body: contacts still to finish the sweep.
+    body: Vec<[AtomicU32; 2]>,
+    degree: Vec<u32>,
+    /// Per contact: bodies still to finish the previous sweep.
+    contact: Vec<[AtomicU32; 2]>,
+}
+
+/// Take `slot` down by one; when that was the last unit, put it back to
+/// `full` and say so.
+#[inline]
+fn count_down(slot: &AtomicU32, full: u32) -> bool {
+    if slot.fetch_sub(1, Ordering::AcqRel) == 1 {
+        slot.store(full, Ordering::Relaxed);
+        return true;
+    }
+    false
 }
 
 impl Counters {
     fn new(scene: &Scene) -> Counters {
-        let preds: Vec<u32> = scene.pairs.iter().map(|&(a, b)| (scene.contacts_of(a as usize).len() + scene.contacts_of(b as usize).len() - 1) as u32).collect();
-        let pending = preds.iter().map(|&p| [AtomicU32::new(p), AtomicU32::new(p)]).collect();
-        Counters { pending, preds }
+        let degree: Vec<u32> = (0..scene.bodies()).map(|b| scene.contacts_of(b).len() as u32).collect();
+        let body = degree.iter().map(|&d| [AtomicU32::new(d), AtomicU32::new(d)]).collect();
+        let contact = scene.pairs.iter().map(|_| [AtomicU32::new(2), AtomicU32::new(2)]).collect();
+        Counters { body, degree, contact }
     }
 
     fn reset(&mut self) {
-        for (p, &n) in self.pending.iter_mut().zip(&self.preds) {
-            *p = [AtomicU32::new(n), AtomicU32::new(n)];
+        for (c, &d) in self.body.iter_mut().zip(&self.degree) {
+            *c = [AtomicU32::new(d), AtomicU32::new(d)];
+        }
+        for c in &mut self.contact {
+            *c = [AtomicU32::new(2), AtomicU32::new(2)];
         }
     }
 
-    /// One predecessor of contact `c`'s sweep `iter` has finished; true when
-    /// it was the last.
+    /// A contact of `body` has finished sweep `iter`; `ready(q)` for each
+    /// contact `q` this makes ready for sweep `iter + 1`.
     #[inline]
-    fn release(&self, c: usize, iter: u32) -> bool {
-        let slot = &self.pending[c][iter as usize % 2];
-        if slot.fetch_sub(1, Ordering::AcqRel) == 1 {
-            slot.store(self.preds[c], Ordering::Relaxed);
-            return true;
+    fn finished(&self, scene: &Scene, body: usize, iter: u32, mut ready: impl FnMut(u32)) {
+        finegrain::record::write(&self.body[body..body + 1]);
+        if !count_down(&self.body[body][iter as usize % 2], self.degree[body]) {
+            return;
         }
-        false
+        let next = (iter as usize + 1) % 2;
+        finegrain::record::declare(|| {
+            for &q in scene.contacts_of(body) {
+                finegrain::record::write(&self.contact[q as usize..q as usize + 1]);
+            }
+        });
+        for &q in scene.contacts_of(body) {
+            if count_down(&self.contact[q as usize][next], 2) {
+                ready(q);
+            }
+        }
     }
 }
 
 /// As [`serial`], each step one task phase: a task solves one contact for one
-/// sweep with both bodies locked, then releases the next sweep of every
-/// contact sharing a body with it. Sweeps overlap (no barrier between them);
+/// sweep with both bodies locked, then counts itself done for both bodies,
+/// releasing the next sweep of the contacts of a body it was the last of. Sweeps overlap (no barrier between them);
 /// only the move between steps waits for the whole phase.
 pub fn parallel<P: Par>(p: P, scene: &Scene, steps: usize, iters: usize) -> State {
     parallel_counted(p, scene, steps, iters, None)
@@ -253,18 +288,8 @@ fn parallel_counted<P: Par>(p: P, scene: &Scene, steps: usize, iters: usize, tas
                 bodies.with_pair(a, b, |va, vb| con.solve(va, vb, &props[a], &props[b]));
                 let next = t.iter + 1;
                 if next < iters {
-                    finegrain::record::declare(|| {
-                        for &q in scene.contacts_of(a).iter().chain(scene.contacts_of(b)) {
-                            finegrain::record::write(&counters.pending[q as usize..q as usize + 1]);
-                        }
-                    });
-                    // Each contact sharing a body with this one, once: this
-                    // contact is on both lists.
-                    let second = scene.contacts_of(b).iter().filter(|&&q| q as usize != c);
-                    for &q in scene.contacts_of(a).iter().chain(second) {
-                        if counters.release(q as usize, next) {
-                            ctx.enqueue(Solve { contact: q, iter: next });
-                        }
+                    for body in [a, b] {
+                        counters.finished(scene, body, t.iter, |q| ctx.enqueue(Solve { contact: q, iter: next }));
                     }
                 }
             });
