@@ -41,7 +41,7 @@
 //! solve of model4 takes tens of milliseconds here, so the run is several
 //! time steps of a simulation (each step recomputes the contacts' geometry,
 //! solves 20 sweeps and moves the bodies; the contact set is kept): 2 steps
-//! at `test`, 10 at `small`, 25 at `full`. (3) The result depends on the
+//! at `test`, 10 at `small`, 8 at `full`. (3) The result depends on the
 //! order in which the tasks lock the bodies, as Carbon's does, so the check
 //! cannot be exact. It checks what holds in any order and what the solve
 //! must achieve: (a) linear and angular momentum equal the initial ones to
@@ -101,7 +101,7 @@ impl Workload for GamePhysics {
         let (bodies, constraints, steps) = match size {
             Size::Test => (64, 720, 2),
             Size::Small => (800, 14_859, 10),
-            Size::Full => (4_907, 96_327, 25),
+            Size::Full => (4_907, 96_327, 8),
         };
         let scene = Scene::generate(bodies, constraints / 3, seed)?;
         Ok(Box::new(GpsInstance { scene, steps }))
@@ -247,7 +247,7 @@ mod tests {
                         let (bodies, contacts, steps) = match size {
                 Size::Test => (64, 240, 2),
                 Size::Small => (800, 4_953, 10),
-                Size::Full => (4_907, 32_109, 25),
+                Size::Full => (4_907, 32_109, 8),
             };
             let inst = GpsInstance { scene: Scene::generate(bodies, contacts, seed).unwrap(), steps };
             let reference = inst.serial();
