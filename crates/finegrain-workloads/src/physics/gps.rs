@@ -50,13 +50,15 @@
 //! unlocked race, or a velocity or position changed after the fact, breaks
 //! them); (b) the last step is solved: the normal rows' velocity shortfall
 //! (`solve::residual`, at the positions before the last move) is at most
-//! 1e-6 of the initial state's (measured: at most 1e-9 of it, in 141 runs
-//! over 4 seeds under every policy at 2 and 4 workers, Rayon and serial, at
-//! `test` and `small`; two sweeps per step leave far more); (c) the total
-//! squared overlap of the contacts has fallen below its initial value and is
-//! at most twice the serial order's (measured: 0.99-1.01 times it at
-//! `test`, 0.25-1.39 times at `small`, where what is left is about 3e-5 of
-//! the initial overlap and the order decides most of it). The ignored test
+//! 1e-6 of the initial state's (measured: at most 1e-9 of it in 87 runs:
+//! at `test`, 4 seeds under every policy and ws:order=fifo at 2 and 4
+//! workers and Rayon; at `small`, 3 seeds under ws, ws:order=fifo,
+//! adm-central and carbon at 2 and 4 workers and Rayon; two sweeps per step
+//! leave far more); (c) the total squared overlap of the contacts has fallen
+//! below its initial value and is at most twice the serial order's
+//! (measured: 0.99-1.01 times it at `test`; 0.14-1.39 times at `small`, also
+//! under adm-hier, where what is left is about 3e-5 of the initial overlap
+//! and the order decides most of it). The ignored test
 //! `overlap_spread` repeats the measurement.
 
 mod scene;

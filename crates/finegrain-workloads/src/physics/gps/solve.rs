@@ -178,9 +178,8 @@ finegrain::phase_task!(Solve);
 /// contacts still to finish the sweep, a contact its bodies still to be done
 /// (two): a finishing task decrements its two bodies, and a body it takes to
 /// zero decrements each of its contacts; the same dependences as one counter
-/// per contact over all its neighbours, with two atomic operations per task
-/// instead of about 24 (measured: the latter spent more time on counters than
-/// on solving).
+/// per contact over all its neighbours, with about four atomic operations
+/// per task instead of about 24.
 ///
 /// Counter `k % 2` counts for sweep `k`: nothing runs more than one sweep
 /// ahead of a neighbour (a contact's sweep `k + 1` waits for its bodies'
