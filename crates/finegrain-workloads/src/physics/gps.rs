@@ -162,7 +162,9 @@ impl GpsInstance {
         let before: Vec<V3> = x.iter().zip(vel).map(|(x, v)| scene::sub(*x, scene::scale(v.v, solve::DT))).collect();
         let (left, initial) = (solve::residual(sc, &before, vel), solve::residual(sc, &sc.x0, &sc.vel0));
         if left > RESIDUAL_TOL * initial {
-            return Err(format!("the last step is not solved: velocity shortfall {left:.3e}, more than {RESIDUAL_TOL:.0e} of the initial {initial:.3e}"));
+            return Err(format!(
+                "the last step is not solved: velocity shortfall {left:.3e}, more than {RESIDUAL_TOL:.0e} of the initial {initial:.3e}"
+            ));
         }
         Ok(sc.penetration(x))
     }
@@ -246,7 +248,7 @@ mod tests {
         specs.push("ws:order=fifo".into());
         let mut ratios = Vec::new();
         for seed in [1, 2, 3, 7] {
-                        let (bodies, contacts, steps) = match size {
+            let (bodies, contacts, steps) = match size {
                 Size::Test => (64, 240, 2),
                 Size::Small => (800, 4_953, 10),
                 Size::Full => (4_907, 32_109, 8),
@@ -261,7 +263,8 @@ mod tests {
                     let got = pool.install(|| inst.parallel());
                     let (gx, gv) = inst.state(&got).unwrap();
                     let have = inst.conserves(&gx, &gv).unwrap();
-                    let prev = |x: &[V3], v: &[Vel]| -> Vec<V3> { x.iter().zip(v).map(|(x, v)| scene::sub(*x, scene::scale(v.v, solve::DT))).collect() };
+                    let prev =
+                        |x: &[V3], v: &[Vel]| -> Vec<V3> { x.iter().zip(v).map(|(x, v)| scene::sub(*x, scene::scale(v.v, solve::DT))).collect() };
                     let r_want = solve::residual(&inst.scene, &prev(&rx, &rv), &rv);
                     let r_have = solve::residual(&inst.scene, &prev(&gx, &gv), &gv);
                     let r0 = solve::residual(&inst.scene, &inst.scene.x0, &inst.scene.vel0);

@@ -77,9 +77,8 @@ impl Scene {
                 Props { radius, mass, inv_mass: 1.0 / mass, inv_inertia: 1.0 / (0.4 * mass * radius * radius) }
             })
             .collect();
-        let vel0 = (0..bodies)
-            .map(|_| Vel { v: [u(-1.0, 1.0), u(-1.0, 1.0), u(-1.0, 1.0)], w: [u(-1.0, 1.0), u(-1.0, 1.0), u(-1.0, 1.0)] })
-            .collect();
+        let vel0 =
+            (0..bodies).map(|_| Vel { v: [u(-1.0, 1.0), u(-1.0, 1.0), u(-1.0, 1.0)], w: [u(-1.0, 1.0), u(-1.0, 1.0), u(-1.0, 1.0)] }).collect();
         let pairs = closest_pairs(&x0, &props, contacts)?;
         let mut start = vec![0usize; bodies + 1];
         for &(a, b) in &pairs {

@@ -353,9 +353,10 @@ pub fn angular_momentum(scene: &Scene, x: &[V3], vel: &[Vel]) -> V3 {
 /// The magnitudes the momenta are sums of, for their tolerances.
 pub fn momentum_scales(scene: &Scene, x: &[V3], vel: &[Vel]) -> (f64, f64) {
     let norm = |a: V3| dot(a, a).sqrt();
-    vel.iter().zip(x).zip(&scene.props).fold((0.0, 0.0), |(p, l), ((v, x), pr)| {
-        (p + pr.mass * norm(v.v), l + norm(*x) * pr.mass * norm(v.v) + norm(v.w) / pr.inv_inertia)
-    })
+    vel.iter()
+        .zip(x)
+        .zip(&scene.props)
+        .fold((0.0, 0.0), |(p, l), ((v, x), pr)| (p + pr.mass * norm(v.v), l + norm(*x) * pr.mass * norm(v.v) + norm(v.w) / pr.inv_inertia))
 }
 
 #[cfg(test)]
