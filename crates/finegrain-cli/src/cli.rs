@@ -48,6 +48,10 @@ pub struct RecordArgs {
 
 #[derive(Args, Debug, Clone)]
 pub struct BenchArgs {
+    /// A named experiment from the papers, which sets --workloads and --policies
+    /// (`help` lists them), e.g. gtfold-fifo.
+    #[arg(long, value_name = "NAME")]
+    pub preset: Option<String>,
     /// Comma-separated workload names (default: one workload per API kind, see `finegrain list`).
     #[arg(long, value_name = "LIST")]
     pub workloads: Option<String>,

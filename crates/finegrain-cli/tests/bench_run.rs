@@ -56,12 +56,28 @@ fn tiny_bench_writes_csv_json_svg_png() {
     assert_eq!(runtimes.iter().filter(|r| **r == "finegrain").count(), 4);
     assert!(rows.iter().all(|r| &r[col("check")] == "ok" && &r[col("workload")] == workload.as_str() && &r[col("size")] == "test"));
     assert!(rows.iter().all(|r| r[col("time_ns")].parse::<u64>().unwrap() > 0));
+    // The task characterisation (ADM Table 4) in every finegrain row: a mean
+    // task length wherever tasks ran, a share stolen between 0 and 1.
+    for r in rows.iter().filter(|r| &r[col("runtime")] == "finegrain") {
+        let tasks: u64 = r[col("tasks_run")].parse().unwrap();
+        assert!(tasks > 0, "{r:?}");
+        assert!(r[col("mean_task_ns")].parse::<f64>().unwrap() > 0.0, "{r:?}");
+        assert!(r[col("mean_task_cycles")].parse::<f64>().unwrap() > 0.0, "{r:?}");
+        let stolen: f64 = r[col("stolen_share")].parse().unwrap();
+        assert!((0.0..=1.0).contains(&stolen), "{r:?}");
+        let samples: u64 = r[col("task_samples")].parse().unwrap();
+        assert_eq!(samples > 0, !r[col("median_task_ns")].is_empty(), "{r:?}");
+    }
+    for col in ["tasks/run", "mean ns", "median cycles", "stolen%"] {
+        assert!(stdout.contains(col), "task table column {col:?} missing:\n{stdout}");
+    }
 
     // JSON: runs, summary with speedups, and the metadata needed to reproduce the run.
     let doc: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(out.join("results.json")).unwrap()).unwrap();
     assert_eq!(doc["runs"].as_array().unwrap().len(), rows.len());
     let summary = doc["summary"].as_array().unwrap();
     assert!(summary.iter().any(|s| s["runtime"] == "finegrain" && s["speedup"].as_f64().is_some_and(|x| x > 0.0)));
+    assert!(summary.iter().filter(|s| s["runtime"] == "finegrain").all(|s| s["tasks"]["mean_task_ns"].as_f64().is_some_and(|x| x > 0.0)), "{summary:?}");
     let meta = &doc["metadata"];
     for key in ["command_line", "seed", "date_utc", "cores_available", "cpu_model", "os", "rustc", "git_commit", "cli_version"] {
         assert!(!meta[key].is_null(), "metadata.{key} missing: {meta}");

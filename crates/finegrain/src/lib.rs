@@ -109,6 +109,7 @@ cfg_runtime! {
     pub mod record;
     mod registry;
     mod scope;
+    mod space;
     pub mod stats;
     mod unit;
     mod worker;
@@ -122,6 +123,7 @@ cfg_runtime! {
         pool::{current_num_threads, current_worker_index, global, Builder, Pool, DEFAULT_STACK_SIZE, MAX_THREADS, MIN_STACK_SIZE},
         priority::with_priority,
         scope::{scope, Scope},
+        space::{Extents, Replay, SpaceRun, TaskSpace},
         stats::{trace::{Span, Trace}, Bucket, Stats, WorkerStats},
     };
 }

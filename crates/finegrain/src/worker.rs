@@ -95,6 +95,9 @@ pub(crate) struct WorkerThread {
     pub(crate) h: Handles,
     pub(crate) local: Local,
     tracing: bool,
+    /// When to time a task for the median task length (`stats/lengths.rs`).
+    #[cfg(feature = "stats")]
+    sampler: crate::stats::lengths::Sampler,
 }
 
 impl WorkerThread {
@@ -117,6 +120,8 @@ impl WorkerThread {
             h: unsafe { Handles::new(index, registry.num_threads(), p, &registry.sleep, &registry.counters[index]) },
             local,
             tracing: registry.trace.is_some(),
+            #[cfg(feature = "stats")]
+            sampler: crate::stats::lengths::Sampler::new(index as u64),
         }
     }
 
@@ -209,8 +214,38 @@ impl WorkerThread {
         if self.tracing {
             return self.execute_traced(job, "task");
         }
+        #[cfg(feature = "stats")]
+        if self.sampler.due() {
+            return self.execute_sampled(job);
+        }
         // SAFETY: every queued job is executed exactly once, by whoever dequeued it.
         unsafe { job.execute() }
+    }
+
+    /// `execute`, timed for the median task length; the length is kept only
+    /// if the task ran no other task and never left task time (a leaf task:
+    /// `stats/lengths.rs`).
+    #[cfg(feature = "stats")]
+    #[cold]
+    #[inline(never)]
+    fn execute_sampled(&self, job: JobRef) {
+        let runs = || {
+            let joins = match &self.local {
+                Local::Adm(a) => a.gate_joins(),
+                _ => 0,
+            };
+            self.h.hot.runs(joins)
+        };
+        let (runs0, moved0) = (runs(), self.counters().last_transition());
+        let t0 = timer::ticks();
+        // SAFETY: as in `execute`.
+        unsafe { job.execute() };
+        let t = timer::ticks().saturating_sub(t0);
+        if runs() == runs0 && self.counters().last_transition() == moved0 {
+            self.counters().task_length(t);
+            self.sampler.kept();
+        }
+        self.sampler.schedule();
     }
 
     #[cold]

@@ -1,7 +1,7 @@
 //! results.csv (one row per run) and results.json (runs, summary, metadata).
 
 use super::plan::Plan;
-use super::record::{counter_names, RunRecord};
+use super::record::{counter_names, profile_names, RunRecord};
 use super::summary::SummaryRow;
 use crate::meta::Metadata;
 use finegrain::Bucket;
@@ -27,13 +27,15 @@ pub fn prepare_out_dir(dir: &Path, files: &[&str]) -> Result<(), String> {
     Ok(())
 }
 
-/// The fixed CSV columns; counters and `<bucket>_ns` columns follow.
+/// The fixed CSV columns; counters, `<bucket>_ns` columns and the task
+/// characterisation (`TaskProfile`) follow.
 pub const BASE_COLUMNS: [&str; 10] = ["workload", "size", "input", "runtime", "config", "policy", "threads", "rep", "time_ns", "check"];
 
 pub fn csv_header() -> Vec<String> {
     let mut h: Vec<String> = BASE_COLUMNS.iter().map(|s| s.to_string()).collect();
     h.extend(counter_names().iter().map(|s| s.to_string()));
     h.extend(Bucket::ALL.iter().map(|b| format!("{}_ns", b.name())));
+    h.extend(profile_names().iter().map(|s| s.to_string()));
     h
 }
 
@@ -41,7 +43,7 @@ pub fn write_csv(path: &Path, records: &[RunRecord]) -> Result<(), String> {
     let err = |e: csv::Error| format!("cannot write {}: {e}", path.display());
     let mut w = csv::Writer::from_path(path).map_err(err)?;
     w.write_record(csv_header()).map_err(err)?;
-    let extra = counter_names().len() + Bucket::ALL.len();
+    let extra = counter_names().len() + Bucket::ALL.len() + profile_names().len();
     for r in records {
         let mut row = vec![
             r.workload.clone(),
@@ -59,6 +61,7 @@ pub fn write_csv(path: &Path, records: &[RunRecord]) -> Result<(), String> {
             Some(s) => {
                 row.extend(s.counters().iter().map(|c| c.1.to_string()));
                 row.extend(s.time_ns.0.iter().map(u64::to_string));
+                row.extend(s.profile.columns().into_iter().map(|c| c.1));
             }
             // Runtimes without counters leave the columns empty, not zero.
             None => row.extend(std::iter::repeat_n(String::new(), extra)),

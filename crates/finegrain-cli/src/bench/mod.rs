@@ -6,6 +6,7 @@ pub mod files;
 mod input;
 mod plan;
 mod plots;
+mod presets;
 pub mod record;
 mod summary;
 mod table;
@@ -19,6 +20,18 @@ use plan::Plan;
 
 /// Runs the benchmark; `Ok(false)` when some run failed or gave a wrong result.
 pub fn main(args: &BenchArgs) -> Result<bool, Failure> {
+    let preset = match args.preset.as_deref() {
+        Some("help") => {
+            print!("{}", presets::help());
+            return Ok(true);
+        }
+        Some(name) => Some(presets::find(name).map_err(Failure::Usage)?),
+        None => None,
+    };
+    let args = match preset {
+        Some(p) => &p.apply(args).map_err(Failure::Usage)?,
+        None => args,
+    };
     let plan = Plan::from_args(args).map_err(Failure::Usage)?;
     for note in &plan.peer_notes {
         eprintln!("finegrain: {note}");
@@ -65,6 +78,15 @@ pub fn main(args: &BenchArgs) -> Result<bool, Failure> {
     println!("# {}", meta.command_line_text());
     println!();
     print!("{}", table::render(&rows));
+    if let Some(tasks) = table::render_tasks(&rows) {
+        println!();
+        println!("Tasks (as in ADM, ASPLOS 2010, Table 4): mean = time in tasks / tasks run; median of sampled leaf tasks (finegrain::stats::lengths); cycles = time-stamp-counter ticks");
+        print!("{tasks}");
+    }
+    if let Some(p) = preset {
+        println!();
+        print!("{}", (p.report)(&rows));
+    }
     if !outcome.stats_enabled {
         println!("(finegrain was built without its `stats` feature: no time breakdown)");
     }

@@ -138,6 +138,7 @@ mod tests {
             speedup: None,
             speedup_over: String::new(),
             breakdown: Some(Buckets(b)),
+            tasks: None,
             rank,
         }
     }

@@ -1,7 +1,7 @@
 //! Per-configuration statistics over the repetitions: what the table, the JSON
 //! summary and the plots show.
 
-use super::record::{Buckets, RunRecord};
+use super::record::{Buckets, RunRecord, TaskProfile};
 use crate::sample::Summary;
 use serde::Serialize;
 
@@ -24,6 +24,10 @@ pub struct SummaryRow {
     pub speedup_over: String,
     /// Share of total worker time per bucket, over all passing runs (finegrain only).
     pub breakdown: Option<Buckets<f64>>,
+    /// The task characterisation over all passing runs (finegrain only):
+    /// `tasks` per run (the median), the mean and median task length and the
+    /// share stolen over all runs' tasks together.
+    pub tasks: Option<TaskProfile>,
     #[serde(skip)]
     pub rank: usize,
 }
@@ -88,8 +92,33 @@ fn row(of_w: &[&RunRecord], rank: usize, threads: usize) -> SummaryRow {
         speedup: None,
         speedup_over: String::new(),
         breakdown: breakdown(&ok),
+        tasks: profile(&ok),
         rank,
     }
+}
+
+/// The runs' tasks pooled: counts and times summed, histograms merged; the
+/// task count is the median run's.
+fn profile(runs: &[&RunRecord]) -> Option<TaskProfile> {
+    let stats: Vec<_> = runs.iter().filter_map(|r| r.stats.as_ref()).filter(|s| s.tasks_run > 0).collect();
+    if stats.is_empty() {
+        return None;
+    }
+    let (mut tasks, mut stolen, mut task_ns, mut lengths) = (0, 0, 0, Vec::<u64>::new());
+    let task_bucket = finegrain::Bucket::Task as usize;
+    for s in &stats {
+        tasks += s.tasks_run;
+        stolen += s.tasks_stolen;
+        task_ns += s.time_ns.0.get(task_bucket).copied().unwrap_or(0);
+        lengths.resize(lengths.len().max(s.task_lengths.len()), 0);
+        for (a, b) in lengths.iter_mut().zip(&s.task_lengths) {
+            *a += b;
+        }
+    }
+    let ticks_per_ns = stats.iter().map(|s| s.profile.mean_task_cycles.zip(s.profile.mean_task_ns)).find_map(|x| x.map(|(c, n)| c / n)).unwrap_or(0.0);
+    let mut per_run: Vec<u64> = stats.iter().map(|s| s.tasks_run).collect();
+    per_run.sort_unstable();
+    Some(TaskProfile { tasks: per_run[per_run.len() / 2], ..TaskProfile::of(tasks, stolen, task_ns, &lengths, ticks_per_ns) })
 }
 
 /// Bucket shares of the summed worker time of all runs (long runs weigh more,
@@ -125,6 +154,30 @@ mod tests {
             stats: None,
             rank,
         }
+    }
+
+    #[test]
+    fn task_profiles_pool_the_runs() {
+        use finegrain::stats::lengths::bucket_of;
+        let mut runs = Vec::new();
+        for (tasks, stolen, task_ns, len) in [(100, 10, 100_000, 2_000u64), (300, 20, 200_000, 2_000), (200, 0, 300_000, 50_000)] {
+            let mut hist = vec![0; finegrain::stats::lengths::BUCKETS];
+            hist[bucket_of(len)] = 10;
+            let mut stats = finegrain::Stats::default();
+            let mut w = finegrain::WorkerStats { tasks_run: tasks, tasks_stolen: stolen, task_lengths: hist, ticks_per_ns: 2.0, ..Default::default() };
+            w.time_ns[finegrain::Bucket::Task as usize] = task_ns;
+            stats.workers.push(w);
+            runs.push(RunRecord { stats: Some(super::super::record::RunStats::from_stats(&stats)), ..rec("finegrain", 1, 2, 1000) });
+        }
+        let p = summarize(&runs)[0].tasks.unwrap();
+        assert_eq!(p.tasks, 200, "the median run's count");
+        assert_eq!(p.mean_task_ns, Some(1000.0), "600 us over 600 tasks");
+        assert_eq!(p.mean_task_cycles, Some(2000.0));
+        assert_eq!(p.stolen_share, Some(30.0 / 600.0));
+        assert_eq!(p.task_samples, 30);
+        let m = p.median_task_cycles.unwrap();
+        assert!((m - 2000.0).abs() < 250.0, "20 of 30 samples are 2,000 ticks: {m}");
+        assert!((p.median_task_ns.unwrap() - m / 2.0).abs() < 1e-9);
     }
 
     #[test]

@@ -67,3 +67,48 @@ pub fn render(rows: &[SummaryRow]) -> String {
     }
     t.render()
 }
+
+/// The task characterisation table (ADM, ASPLOS 2010, Table 4: task count,
+/// mean task length, share stolen; here also the median), one row per
+/// finegrain configuration that counted tasks; `None` if none did.
+pub fn render_tasks(rows: &[SummaryRow]) -> Option<String> {
+    let rows: Vec<&SummaryRow> = rows.iter().filter(|r| r.tasks.is_some()).collect();
+    if rows.is_empty() {
+        return None;
+    }
+    let mut t = Table::new(&[
+        ("workload", false),
+        ("policy", false),
+        ("threads", true),
+        ("tasks/run", true),
+        ("mean ns", true),
+        ("mean cycles", true),
+        ("median ns", true),
+        ("median cycles", true),
+        ("samples", true),
+        ("stolen%", true),
+    ]);
+    let f = |x: Option<f64>, d: usize| x.map(|v| format!("{v:.d$}")).unwrap_or_else(|| "-".into());
+    let mut last = "";
+    for r in rows {
+        if r.workload != last && !last.is_empty() {
+            t.separator();
+        }
+        let name = if r.workload != last { r.workload.clone() } else { String::new() };
+        last = &r.workload;
+        let p = r.tasks.expect("filtered");
+        t.push(vec![
+            name,
+            r.config.clone(),
+            r.threads.to_string(),
+            p.tasks.to_string(),
+            f(p.mean_task_ns, 0),
+            f(p.mean_task_cycles, 0),
+            f(p.median_task_ns, 0),
+            f(p.median_task_cycles, 0),
+            p.task_samples.to_string(),
+            f(p.stolen_share.map(|s| 100.0 * s), 1),
+        ]);
+    }
+    Some(t.render())
+}

@@ -23,7 +23,7 @@ use finegrain_workloads::all;
 
 /// The registry's order, which `finegrain list`, the CLI's default suite (the
 /// first workload of each API kind) and result tables follow.
-const ORDER: [&str; 24] = [
+const ORDER: [&str; 25] = [
     "fib",
     "nqueens",
     "uts",
@@ -45,6 +45,7 @@ const ORDER: [&str; 24] = [
     "gtfold-loop",
     "gtfold-dataflow",
     "canneal",
+    "canneal-batch",
     "sva-dense",
     "mvm",
     "gps",

@@ -19,6 +19,7 @@
 //! | managers: pairing, reports, burst, hand-over to a sleeper | [`adm`] |
 //! | the central unit's order, overflow, underflow, prefetch | [`unit`](mod@unit), [`carbon`], [`swhier`], [`pdf`] |
 //! | how a phase ends and reduces | [`reduce`] |
+//! | how a task space's tasks are grouped and ordered (locality managers) | [`locality`] |
 //!
 //! Adding a policy is one new file in this folder that defines a
 //! `Registration` and one line in `REGISTERED` (see `docs/policies.md`,
@@ -28,6 +29,7 @@
 pub mod adm;
 pub mod carbon;
 pub mod idle;
+pub mod locality;
 pub mod pdf;
 pub mod reduce;
 pub mod search;

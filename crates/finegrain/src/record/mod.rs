@@ -71,8 +71,10 @@
 //! What a recording cannot show: programs whose task set depends on the
 //! schedule are recorded as their serial run (maxflow's active sets, UTS's
 //! and canny's phases, bfs's frontiers, cilksort's and hashjoin's data-
-//! dependent splits are the ones a serial run makes; canneal's claims are
-//! won by the lowest proposal, so its serial run is one of the runtime's);
+//! dependent splits are the ones a serial run makes; canneal's asynchronous
+//! swaps see the locations a serial run leaves, and canneal-batch's claims
+//! are won by the lowest proposal, so its serial run is one of the
+//! runtime's);
 //! and graph nodes that add nodes while the graph runs (refused).
 
 mod clock;

@@ -16,6 +16,7 @@
 //! With the `stats` feature off, every probe is an empty inline function and
 //! [`Stats`] reports zeros.
 
+pub mod lengths;
 pub(crate) mod timer;
 pub(crate) mod trace;
 
@@ -85,6 +86,8 @@ pub(crate) struct WorkerCounters {
     counts: [AtomicU64; COUNTERS],
     bucket: AtomicU64,
     since: AtomicU64,
+    /// Sampled task lengths in ticks, a histogram (`lengths.rs`).
+    lengths: Box<[AtomicU64]>,
 }
 
 #[cfg(not(feature = "stats"))]
@@ -100,6 +103,7 @@ impl WorkerCounters {
                 counts: std::array::from_fn(|_| z()),
                 bucket: AtomicU64::new(Bucket::StealFail as u64),
                 since: AtomicU64::new(timer::ticks()),
+                lengths: (0..lengths::BUCKETS).map(|_| z()).collect(),
             }
         }
         #[cfg(not(feature = "stats"))]
@@ -138,6 +142,27 @@ impl WorkerCounters {
             self.since.store(now, Ordering::Relaxed);
             self.bucket.store(_b as u64, Ordering::Relaxed);
         }
+    }
+
+    /// The tick of the last bucket transition: a task that saw it change
+    /// left its task time (waited, looked for work) while it ran.
+    #[cfg_attr(not(feature = "stats"), allow(dead_code))]
+    #[inline]
+    pub(crate) fn last_transition(&self) -> u64 {
+        #[cfg(feature = "stats")]
+        {
+            self.since.load(Ordering::Relaxed)
+        }
+        #[cfg(not(feature = "stats"))]
+        0
+    }
+
+    /// Add one sampled task length (`lengths.rs`).
+    #[cfg_attr(not(feature = "stats"), allow(dead_code))]
+    #[cold]
+    pub(crate) fn task_length(&self, _ticks: u64) {
+        #[cfg(feature = "stats")]
+        bump(&self.lengths[lengths::bucket_of(_ticks)], 1);
     }
 
     /// Re-label the time since the last transition (a steal round that was
@@ -188,6 +213,8 @@ impl WorkerCounters {
                 tasks_stolen: c(Counter::TasksStolen),
                 messages: c(Counter::Messages),
                 parks: c(Counter::Parks),
+                task_lengths: self.lengths.iter().map(|l| l.load(Ordering::Relaxed)).collect(),
+                ticks_per_ns: 1.0 / ns_per_tick,
             }
         }
         #[cfg(not(feature = "stats"))]
@@ -230,18 +257,24 @@ impl HotCounters {
         self.joins_slow.set(self.joins_slow.get().wrapping_add(1));
     }
 
+    /// Tasks run so far, as [`HotCounters::publish`] counts them.
+    #[inline]
+    pub(crate) fn runs(&self, gate_joins: u64) -> u64 {
+        self.tasks_run.get().wrapping_add(gate_joins).wrapping_sub(self.joins_slow.get())
+    }
+
     /// Publish to `to`; `gate_joins` is the number of joins the spawn gate
     /// counted (each one enqueue, and one inline run unless its take-back
     /// failed, in which case whatever ran was counted as it ran).
     #[inline]
     pub(crate) fn publish(&self, to: &WorkerCounters, gate_joins: u64) {
         to.publish(Counter::Enqueues, self.enqueues.get().wrapping_add(gate_joins));
-        to.publish(Counter::TasksRun, self.tasks_run.get().wrapping_add(gate_joins).wrapping_sub(self.joins_slow.get()));
+        to.publish(Counter::TasksRun, self.runs(gate_joins));
     }
 }
 
 /// Counters and time of one worker (or their sum over a pool).
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct WorkerStats {
     /// Nanoseconds per [`Bucket`], indexed by `Bucket as usize`.
     pub time_ns: [u64; BUCKETS],
@@ -256,7 +289,17 @@ pub struct WorkerStats {
     pub messages: u64,
     /// Times the worker parked.
     pub parks: u64,
+    /// Sampled lengths of leaf tasks, in ticks of the time-stamp counter: a
+    /// histogram over the buckets of [`lengths`] (empty when nothing was
+    /// sampled). See [`WorkerStats::median_task_ticks`].
+    pub task_lengths: Vec<u64>,
+    /// Time-stamp-counter ticks (cycles at the counter's rate) per
+    /// nanosecond, as measured when the snapshot was taken (0 without the
+    /// `stats` feature).
+    pub ticks_per_ns: f64,
 }
+
+impl Eq for WorkerStats {}
 
 impl WorkerStats {
     pub fn time(&self, b: Bucket) -> u64 {
@@ -264,6 +307,21 @@ impl WorkerStats {
     }
     pub fn total_ns(&self) -> u64 {
         self.time_ns.iter().sum()
+    }
+    /// Mean task length in nanoseconds: time in tasks over tasks run (every
+    /// task, inline `join` halves included), or `None` if none ran.
+    pub fn mean_task_ns(&self) -> Option<f64> {
+        (self.tasks_run > 0).then(|| self.time(Bucket::Task) as f64 / self.tasks_run as f64)
+    }
+    /// Median length of the sampled leaf tasks in ticks of the time-stamp
+    /// counter (cycles at its rate), or `None` if none was sampled. Sampling
+    /// and what it leaves out: [`lengths`].
+    pub fn median_task_ticks(&self) -> Option<f64> {
+        lengths::median(&self.task_lengths)
+    }
+    /// Tasks sampled for [`WorkerStats::median_task_ticks`].
+    pub fn task_samples(&self) -> u64 {
+        self.task_lengths.iter().sum()
     }
     fn add(&mut self, o: &WorkerStats) {
         for i in 0..BUCKETS {
@@ -276,6 +334,15 @@ impl WorkerStats {
         self.tasks_stolen += o.tasks_stolen;
         self.messages += o.messages;
         self.parks += o.parks;
+        if self.task_lengths.len() < o.task_lengths.len() {
+            self.task_lengths.resize(o.task_lengths.len(), 0);
+        }
+        for (a, b) in self.task_lengths.iter_mut().zip(&o.task_lengths) {
+            *a += b;
+        }
+        if self.ticks_per_ns == 0.0 {
+            self.ticks_per_ns = o.ticks_per_ns;
+        }
     }
     fn sub(&self, o: &WorkerStats) -> WorkerStats {
         let d = |a: u64, b: u64| a.saturating_sub(b);
@@ -288,6 +355,8 @@ impl WorkerStats {
             tasks_stolen: d(self.tasks_stolen, o.tasks_stolen),
             messages: d(self.messages, o.messages),
             parks: d(self.parks, o.parks),
+            task_lengths: self.task_lengths.iter().enumerate().map(|(i, &a)| d(a, o.task_lengths.get(i).copied().unwrap_or(0))).collect(),
+            ticks_per_ns: self.ticks_per_ns,
         }
     }
     fn json(&self, out: &mut String) {
@@ -297,8 +366,23 @@ impl WorkerStats {
         }
         let _ = write!(
             out,
-            "}},\"tasks_run\":{},\"enqueues\":{},\"steal_attempts\":{},\"steals\":{},\"tasks_stolen\":{},\"messages\":{},\"parks\":{}}}",
-            self.tasks_run, self.enqueues, self.steal_attempts, self.steals, self.tasks_stolen, self.messages, self.parks
+            "}},\"tasks_run\":{},\"enqueues\":{},\"steal_attempts\":{},\"steals\":{},\"tasks_stolen\":{},\"messages\":{},\"parks\":{},\"task_samples\":{}",
+            self.tasks_run,
+            self.enqueues,
+            self.steal_attempts,
+            self.steals,
+            self.tasks_stolen,
+            self.messages,
+            self.parks,
+            self.task_samples()
+        );
+        let num = |x: Option<f64>| x.map_or("null".to_string(), |v| format!("{v:.1}"));
+        let _ = write!(
+            out,
+            ",\"mean_task_ns\":{},\"median_task_ticks\":{},\"ticks_per_ns\":{:.4}}}",
+            num(self.mean_task_ns()),
+            num(self.median_task_ticks()),
+            self.ticks_per_ns
         );
     }
 }

@@ -1,5 +1,6 @@
-//! A cheap tick counter for the time breakdown: the TSC on x86-64 (about 20
-//! cycles to read), `Instant` elsewhere. Ticks are converted to nanoseconds once,
+//! A tick counter for the time breakdown: the TSC on x86-64 (about 20 cycles
+//! to read on bare metal, far more where a hypervisor traps the instruction:
+//! `docs/benchmarks.md`), `Instant` elsewhere. Ticks are converted to nanoseconds once,
 //! when a snapshot is taken.
 
 use std::sync::OnceLock;

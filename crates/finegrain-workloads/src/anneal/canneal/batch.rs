@@ -3,7 +3,8 @@
 //! random elements, accept if the wire length drops, or with probability
 //! `exp(-delta / T)` if it grows, and cool down step by step.
 //!
-//! To make the parallel run checkable, each temperature step is a batch of
+//! Unlike PARSEC (whose swaps are asynchronous: `swaps.rs`), and to make the
+//! parallel run exactly checkable, each temperature step is a batch of
 //! proposals decided against the placement at the start of the batch:
 //! 1. claim: each proposal `k` claims its two elements with an atomic minimum,
 //!    so the lowest-numbered proposal wins an element;

@@ -1,0 +1,122 @@
+//! Stealing inside a task space (Yoo, thesis, chapter 6): which worker's
+//! queue a thief tries first, and how many tasks it takes from the tail of
+//! that queue.
+//!
+//! - **baseline** (§6.1): a random first victim, then the others in
+//!   round-robin order; take half the victim's remaining tasks, at most
+//!   [`BASELINE_CAP`] (8, the thesis's cap).
+//! - **nearest** (§6.1): the same amounts, victims nearest first (same tile,
+//!   then by index distance).
+//! - **pattern** (§6.5): the amount follows the manager's grouping so that a
+//!   steal does not break a group: for flux a strip along the most-shared
+//!   dimension (the box's extent along it), for binning at most half a bin,
+//!   for signature at most half a range, each capped at [`PATTERN_CAP`]
+//!   (the thesis leaves the caps open and suggests 8 tasks for the
+//!   one-dimensional case; here the cap is in tasks and defaults to 64, so a
+//!   strip of a box up to 64 long moves whole). The victim order starts with
+//!   the steal hint, the last victim a steal succeeded on, then workers of
+//!   the same tile, then the others.
+//!
+//! Recursive stealing (§6.3, one queue per cache level) needs queues per
+//! cache level that a task space does not have yet; it is not offered.
+
+use super::worker_order;
+
+/// The baseline's cap on one steal (thesis §6.1).
+pub const BASELINE_CAP: usize = 8;
+/// The pattern-specific schemes' default cap on one steal, in tasks.
+pub const PATTERN_CAP: usize = 64;
+
+/// How thieves choose victims and amounts.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Stealing {
+    Baseline,
+    Nearest,
+    Pattern,
+}
+
+impl Stealing {
+    pub fn name(self) -> &'static str {
+        match self {
+            Stealing::Baseline => "baseline",
+            Stealing::Nearest => "nearest",
+            Stealing::Pattern => "pattern",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Stealing> {
+        [Stealing::Baseline, Stealing::Nearest, Stealing::Pattern].into_iter().find(|x| x.name() == s)
+    }
+}
+
+/// What the pattern scheme steals as one unit: `unit` tasks (a strip, half
+/// a bin, half a range), or the baseline's half-capped amount if 0.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct StealUnit(pub usize);
+
+/// How many tasks a thief takes from a victim with `remaining` tasks.
+pub fn amount(scheme: Stealing, remaining: usize, unit: StealUnit) -> usize {
+    if remaining == 0 {
+        return 0;
+    }
+    match scheme {
+        Stealing::Baseline | Stealing::Nearest => remaining.div_ceil(2).min(BASELINE_CAP),
+        Stealing::Pattern => {
+            let u = if unit.0 == 0 { remaining.div_ceil(2).min(BASELINE_CAP) } else { unit.0.min(PATTERN_CAP) };
+            u.min(remaining)
+        }
+    }
+}
+
+/// The order in which thief `me` tries the other `workers`: `first` is a
+/// random draw in `0..workers - 1` (used by the baseline), `hint` the last
+/// victim a steal succeeded on (pattern), `tiles` the shared caches.
+pub fn victims(scheme: Stealing, me: usize, workers: usize, first: usize, hint: Option<usize>, tiles: &[usize]) -> Vec<usize> {
+    let others = |start: usize| (0..workers).map(move |k| (start + k) % workers).filter(move |&v| v != me);
+    match scheme {
+        Stealing::Baseline => {
+            let start = if workers > 1 { (me + 1 + first % (workers - 1)) % workers } else { me };
+            others(start).collect()
+        }
+        Stealing::Nearest | Stealing::Pattern => {
+            let mut v: Vec<usize> = worker_order(workers, tiles).into_iter().filter(|&v| v != me).collect();
+            let tile = |w: usize| tiles.get(w).copied();
+            let dist = |w: usize| (w as isize - me as isize).unsigned_abs();
+            v.sort_by_key(|&w| (tile(w) != tile(me), dist(w), w));
+            if scheme == Stealing::Pattern {
+                if let Some(h) = hint.filter(|&h| h != me && h < workers) {
+                    v.retain(|&w| w != h);
+                    v.insert(0, h);
+                }
+            }
+            v
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn amounts() {
+        assert_eq!(amount(Stealing::Baseline, 100, StealUnit(0)), 8);
+        assert_eq!(amount(Stealing::Baseline, 5, StealUnit(0)), 3);
+        assert_eq!(amount(Stealing::Pattern, 100, StealUnit(32)), 32, "a strip");
+        assert_eq!(amount(Stealing::Pattern, 10, StealUnit(32)), 10);
+        assert_eq!(amount(Stealing::Pattern, 1000, StealUnit(500)), PATTERN_CAP);
+        assert_eq!(amount(Stealing::Nearest, 0, StealUnit(0)), 0);
+    }
+
+    #[test]
+    fn victim_orders() {
+        let b = victims(Stealing::Baseline, 2, 5, 1, None, &[]);
+        assert_eq!(b, vec![4, 0, 1, 3], "random start, then round-robin, never itself");
+        // Tiles {0, 1}, {2, 3}: worker 2 tries 3 first, then the far tile by distance.
+        let n = victims(Stealing::Nearest, 2, 4, 0, None, &[0, 0, 1, 1]);
+        assert_eq!(n, vec![3, 1, 0]);
+        let p = victims(Stealing::Pattern, 2, 4, 0, Some(0), &[0, 0, 1, 1]);
+        assert_eq!(p, vec![0, 3, 1], "the hint first");
+        assert!(victims(Stealing::Pattern, 0, 1, 0, Some(0), &[]).is_empty());
+    }
+}
