@@ -61,6 +61,7 @@ mod dense;
 mod dynprog;
 mod graph;
 mod image;
+mod physics;
 mod recursive;
 mod sparse;
 mod stencil;
@@ -220,6 +221,9 @@ pub fn all() -> Vec<Box<dyn Workload>> {
         Box::new(dynprog::GtfoldDataflow),
         Box::new(anneal::Canneal),
         Box::new(anneal::CannealBatch),
+        Box::new(sparse::DenseVectorAdd),
+        Box::new(dense::Mvm),
+        Box::new(physics::GamePhysics),
     ]
 }
 

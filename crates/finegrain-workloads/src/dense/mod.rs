@@ -9,9 +9,11 @@
 //! support for fine-grain scheduling", ASPLOS 2010, section 4.
 
 mod matmul;
+mod mvm;
 mod sum;
 mod transpose;
 
 pub use matmul::MatMul;
+pub use mvm::Mvm;
 pub use sum::Sum;
 pub use transpose::Transpose;

@@ -14,8 +14,10 @@ mod random;
 mod spmv;
 mod sptranspose;
 mod sva;
+mod sva_dense;
 
 pub use cg::ConjugateGradient;
 pub use spmv::SpMV;
 pub use sptranspose::SpTranspose;
 pub use sva::SparseVectorAdd;
+pub use sva_dense::DenseVectorAdd;

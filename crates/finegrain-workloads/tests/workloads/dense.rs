@@ -6,4 +6,5 @@ workload_tests! {
     matmul => "matmul",
     transpose => "transpose",
     sum => "sum",
+    mvm => "mvm",
 }

@@ -14,6 +14,7 @@ mod dynprog;
 mod graph;
 mod image;
 mod inputs;
+mod physics;
 mod recursive;
 mod sparse;
 mod stencil;
@@ -22,7 +23,7 @@ use finegrain_workloads::all;
 
 /// The registry's order, which `finegrain list`, the CLI's default suite (the
 /// first workload of each API kind) and result tables follow.
-const ORDER: [&str; 22] = [
+const ORDER: [&str; 25] = [
     "fib",
     "nqueens",
     "uts",
@@ -45,6 +46,9 @@ const ORDER: [&str; 22] = [
     "gtfold-dataflow",
     "canneal",
     "canneal-batch",
+    "sva-dense",
+    "mvm",
+    "gps",
 ];
 
 #[test]
@@ -56,9 +60,19 @@ fn registry_order_is_stable() {
 /// Every registered workload is tested by exactly one domain module.
 #[test]
 fn every_workload_has_a_domain() {
-    let mut tested: Vec<&str> =
-        [recursive::NAMES, dense::NAMES, sparse::NAMES, stencil::NAMES, graph::NAMES, image::NAMES, db::NAMES, dynprog::NAMES, anneal::NAMES]
-            .concat();
+    let mut tested: Vec<&str> = [
+        recursive::NAMES,
+        dense::NAMES,
+        sparse::NAMES,
+        stencil::NAMES,
+        graph::NAMES,
+        image::NAMES,
+        db::NAMES,
+        dynprog::NAMES,
+        anneal::NAMES,
+        physics::NAMES,
+    ]
+    .concat();
     tested.sort_unstable();
     let mut registered: Vec<&str> = all().iter().map(|w| w.name()).collect();
     registered.sort_unstable();

@@ -7,6 +7,7 @@ workload_tests! {
     sptranspose => "sptranspose",
     cg => "cg",
     sva => "sva",
+    sva_dense => "sva-dense",
 }
 
 #[test]
