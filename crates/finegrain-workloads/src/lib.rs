@@ -10,7 +10,7 @@
 //!
 //! They are grouped by domain: `recursive` (fib, nqueens, uts, cilksort),
 //! `dense` (matmul, transpose, sum), `sparse` (spmv, sptranspose, cg, sva),
-//! `stencil` (gauss-seidel), `graph` (bfs, pagerank, maxflow), `image`
+//! `stencil` (gauss-seidel), `graph` (bfs, pagerank, maxflow, maxflow-async), `image`
 //! (canny), `db` (hashjoin), `dynprog` (gtfold-loop, gtfold-dataflow,
 //! binomial) and `anneal` (canneal). What they share (the seeded generator,
 //! the result digest, the floating-point tolerance check, input files) is in
@@ -219,6 +219,7 @@ pub fn all() -> Vec<Box<dyn Workload>> {
         Box::new(dynprog::GtfoldLoop),
         Box::new(dynprog::GtfoldDataflow),
         Box::new(anneal::Canneal),
+        Box::new(graph::MaxFlowAsync),
     ]
 }
 
