@@ -12,7 +12,7 @@
 //! `dense` (matmul, transpose, sum), `sparse` (spmv, sptranspose, cg, sva),
 //! `stencil` (gauss-seidel), `graph` (bfs, pagerank, maxflow, maxflow-async), `image`
 //! (canny), `db` (hashjoin), `dynprog` (gtfold-loop, gtfold-dataflow,
-//! binomial) and `anneal` (canneal). What they share (the seeded generator,
+//! binomial, binomial-batch) and `anneal` (canneal). What they share (the seeded generator,
 //! the result digest, the floating-point tolerance check, input files) is in
 //! `support`; the serial, finegrain and Rayon backends they are written
 //! against are in `par`.
@@ -220,6 +220,7 @@ pub fn all() -> Vec<Box<dyn Workload>> {
         Box::new(dynprog::GtfoldDataflow),
         Box::new(anneal::Canneal),
         Box::new(graph::MaxFlowAsync),
+        Box::new(dynprog::BinomialBatch),
     ]
 }
 
