@@ -270,16 +270,19 @@ pub fn phase(lattice: &Lattice) -> f64 {
     let t = &shared.tiles;
     let waiting = shared.predecessors();
     let (s, w) = (&shared, &waiting);
-    finegrain::phase(t.all().filter(|&(jt, kt)| w[t.id(jt, kt)].load(Ordering::Relaxed) == 0).map(|(jt, kt)| Tile(jt as u32, kt as u32)), |ctx, Tile(jt, kt)| {
-        let (jt, kt) = (jt as usize, kt as usize);
-        s.run(jt, kt);
-        s.successors(jt, kt, |jt, kt| {
-            finegrain::record::write(std::slice::from_ref(&w[s.tiles.id(jt, kt)]));
-            if w[s.tiles.id(jt, kt)].fetch_sub(1, Ordering::AcqRel) == 1 {
-                ctx.enqueue(Tile(jt as u32, kt as u32));
-            }
-        });
-    });
+    finegrain::phase(
+        t.all().filter(|&(jt, kt)| w[t.id(jt, kt)].load(Ordering::Relaxed) == 0).map(|(jt, kt)| Tile(jt as u32, kt as u32)),
+        |ctx, Tile(jt, kt)| {
+            let (jt, kt) = (jt as usize, kt as usize);
+            s.run(jt, kt);
+            s.successors(jt, kt, |jt, kt| {
+                finegrain::record::write(std::slice::from_ref(&w[s.tiles.id(jt, kt)]));
+                if w[s.tiles.id(jt, kt)].fetch_sub(1, Ordering::AcqRel) == 1 {
+                    ctx.enqueue(Tile(jt as u32, kt as u32));
+                }
+            });
+        },
+    );
     shared.price()
 }
 

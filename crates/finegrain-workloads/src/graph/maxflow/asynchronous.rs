@@ -62,8 +62,8 @@
 use super::network::Network;
 use super::synchronous::{concat, global_relabel, one};
 use crate::par::{Finegrain, Par, Rayon};
-use std::sync::atomic::Ordering::{Relaxed, SeqCst};
 use std::collections::VecDeque;
+use std::sync::atomic::Ordering::{Relaxed, SeqCst};
 use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU32, AtomicU64};
 use std::sync::Mutex;
 
