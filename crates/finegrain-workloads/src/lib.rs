@@ -10,9 +10,10 @@
 //!
 //! They are grouped by domain: `recursive` (fib, nqueens, uts, cilksort),
 //! `dense` (matmul, transpose, sum), `sparse` (spmv, sptranspose, cg, sva),
-//! `stencil` (gauss-seidel), `graph` (bfs, pagerank, maxflow), `image`
+//! `stencil` (gauss-seidel), `graph` (bfs, pagerank, maxflow, maxflow-async), `image`
 //! (canny), `db` (hashjoin), `dynprog` (gtfold-loop, gtfold-dataflow,
-//! binomial) and `anneal` (canneal, canneal-batch). What they share (the seeded generator,
+//! binomial, binomial-batch), `anneal` (canneal, canneal-batch) and `physics`
+//! (gps); `dense` also has mvm and `sparse` sva-dense. What they share (the seeded generator,
 //! the result digest, the floating-point tolerance check, input files) is in
 //! `support`; the serial, finegrain and Rayon backends they are written
 //! against are in `par`.
@@ -224,6 +225,8 @@ pub fn all() -> Vec<Box<dyn Workload>> {
         Box::new(sparse::DenseVectorAdd),
         Box::new(dense::Mvm),
         Box::new(physics::GamePhysics),
+        Box::new(graph::MaxFlowAsync),
+        Box::new(dynprog::BinomialBatch),
     ]
 }
 

@@ -1,17 +1,20 @@
-//! `binomial`: American option prices on binomial lattices for a batch of
+//! `binomial-batch`: American option prices on binomial lattices for a batch of
 //! contracts (Kumar, Hughes, Nguyen, "Carbon: architectural support for
 //! fine-grained parallelism on chip multiprocessors", ISCA 2007, section 5.3,
 //! Table 2: "1D Binomial Tree used for option pricing"), parallel over
 //! contracts and, for deep lattices, over blocks of nodes within bands of
-//! levels.
+//! levels. `binomial` (`tree`) is the paper's structure: one option, its
+//! lattice cut into tiles that form a task tree from the leaves.
 
 mod lattice;
+mod tree;
 
 use crate::par::{Finegrain, Par, Rayon};
 use crate::support::rng::SplitMix64;
 use crate::support::tolerance::{check_floats, Scale};
 use crate::{Instance, Output, Size, Workload};
 use lattice::{Contract, Lattice};
+pub use tree::Binomial;
 
 /// Lattices at least this deep are also split inside; shallower ones are one
 /// task each (a 64-step lattice is about two thousand node updates).
@@ -21,11 +24,11 @@ const DEEP: usize = 1024;
 /// order, so prices match exactly in practice; the check allows rounding.
 const TOLERANCE: f64 = 1e-12;
 
-pub struct Binomial;
+pub struct BinomialBatch;
 
-impl Workload for Binomial {
+impl Workload for BinomialBatch {
     fn name(&self) -> &'static str {
-        "binomial"
+        "binomial-batch"
     }
     fn description(&self) -> &'static str {
         "American options priced on Cox-Ross-Rubinstein binomial lattices; parallel over contracts and within deep lattices"

@@ -1,4 +1,4 @@
-//! gtfold-loop, gtfold-dataflow, binomial.
+//! gtfold-loop, gtfold-dataflow, binomial, binomial-batch.
 
 use crate::common::{check_small, workload_tests};
 
@@ -6,6 +6,7 @@ workload_tests! {
     gtfold_loop => "gtfold-loop",
     gtfold_dataflow => "gtfold-dataflow",
     binomial => "binomial",
+    binomial_batch => "binomial-batch",
 }
 
 #[test]
@@ -21,4 +22,9 @@ fn gtfold_dataflow_at_small() {
 #[test]
 fn binomial_at_small() {
     check_small("binomial");
+}
+
+#[test]
+fn binomial_batch_at_small() {
+    check_small("binomial-batch");
 }

@@ -51,7 +51,11 @@ impl Lattice {
         Lattice { steps: c.steps, strike: c.strike, put: c.put, up: p / growth, down: (1.0 - p) / growth, price }
     }
 
-    fn exercise(&self, level: usize, j: usize) -> f64 {
+    pub(super) fn steps(&self) -> usize {
+        self.steps
+    }
+
+    pub(super) fn exercise(&self, level: usize, j: usize) -> f64 {
         let s = self.price[self.steps + 2 * j - level];
         if self.put {
             (self.strike - s).max(0.0)
@@ -62,7 +66,7 @@ impl Lattice {
 
     /// Node `j` of `level` from its two successors.
     #[inline]
-    fn node(&self, level: usize, j: usize, lower: f64, upper: f64) -> f64 {
+    pub(super) fn node(&self, level: usize, j: usize, lower: f64, upper: f64) -> f64 {
         (self.up * upper + self.down * lower).max(self.exercise(level, j))
     }
 

@@ -13,6 +13,13 @@ const GLOBAL_RELABEL_FACTOR: usize = 1;
 
 /// The maximum flow value and the residual capacities it leaves.
 pub fn max_flow(net: &Network) -> (i64, Vec<i64>) {
+    let (flow, res, _) = max_flow_counted(net);
+    (flow, res)
+}
+
+/// [`max_flow`], and how many discharges it took (the work the parallel
+/// versions are compared with).
+pub fn max_flow_counted(net: &Network) -> (i64, Vec<i64>, u64) {
     let n = net.n;
     let mut res = net.cap.clone();
     let mut excess = vec![0i64; n];
@@ -35,10 +42,12 @@ pub fn max_flow(net: &Network) -> (i64, Vec<i64>) {
     }
 
     let mut relabels = 0usize;
+    let mut discharges = 0u64;
     while let Some(v) = queue.pop_front() {
         if label[v] as usize >= n {
             continue;
         }
+        discharges += 1;
         // Discharge v: push along admissible arcs, relabel when none is left.
         while excess[v] > 0 {
             let end = net.first[v + 1] as usize;
@@ -74,7 +83,7 @@ pub fn max_flow(net: &Network) -> (i64, Vec<i64>) {
             }
         }
     }
-    (excess[net.sink], res)
+    (excess[net.sink], res, discharges)
 }
 
 /// One more than the lowest neighbour reachable through a residual arc (`n`

@@ -247,61 +247,66 @@ impl State<'_> {
         next
     }
 
-    /// Exact distances to the sink by a parallel BFS, one loop per level; a
-    /// vertex joins a level by winning a compare-and-swap on its label, and the
-    /// distances do not depend on who wins.
     fn global_relabel<P: Par>(&self, p: P) {
-        let (net, n) = (self.net, self.net.n as u32);
-        p.for_each_chunk(0..net.n, 1024, |r| {
-            finegrain::record::write(&self.label[r.clone()]);
-            for v in r {
-                self.label[v].store(n, Relaxed);
-            }
-        });
-        self.label[net.sink].store(0, Relaxed);
-        let mut frontier = vec![net.sink as u32];
-        let mut depth = 0;
-        while !frontier.is_empty() {
-            depth += 1;
-            frontier = p.fold_chunks(
-                0..frontier.len(),
-                GRAIN,
-                Vec::new,
-                |mut out, r| {
-                    finegrain::record::declare(|| {
-                        finegrain::record::read(&frontier[r.clone()]);
-                        for &v in &frontier[r.clone()] {
-                            let arcs = net.arcs(v as usize);
-                            finegrain::record::read(&net.first[v as usize..v as usize + 2]);
-                            finegrain::record::read(&net.head[arcs.clone()]);
-                            finegrain::record::read(&net.rev[arcs.clone()]);
-                            for a in arcs {
-                                one(&self.res[net.rev[a] as usize], false);
-                                one(&self.label[net.head[a] as usize], true);
-                            }
-                        }
-                    });
-                    for &v in &frontier[r] {
-                        for a in net.arcs(v as usize) {
-                            let u = net.head[a] as usize;
-                            if u != net.source
-                                && self.res[net.rev[a] as usize].load(Relaxed) > 0
-                                && self.label[u].compare_exchange(n, depth, Relaxed, Relaxed).is_ok()
-                            {
-                                out.push(u as u32);
-                            }
+        global_relabel(p, self.net, &self.res, &self.label);
+    }
+}
+
+/// Exact distances to the sink by a parallel BFS, one loop per level; a
+/// vertex joins a level by winning a compare-and-swap on its label, and the
+/// distances do not depend on who wins. (Shared with `asynchronous`, which
+/// runs it between its phases.)
+pub(super) fn global_relabel<P: Par>(p: P, net: &Network, res: &[AtomicI64], label: &[AtomicU32]) {
+    let n = net.n as u32;
+    p.for_each_chunk(0..net.n, 1024, |r| {
+        finegrain::record::write(&label[r.clone()]);
+        for v in r {
+            label[v].store(n, Relaxed);
+        }
+    });
+    label[net.sink].store(0, Relaxed);
+    let mut frontier = vec![net.sink as u32];
+    let mut depth = 0;
+    while !frontier.is_empty() {
+        depth += 1;
+        frontier = p.fold_chunks(
+            0..frontier.len(),
+            GRAIN,
+            Vec::new,
+            |mut out, r| {
+                finegrain::record::declare(|| {
+                    finegrain::record::read(&frontier[r.clone()]);
+                    for &v in &frontier[r.clone()] {
+                        let arcs = net.arcs(v as usize);
+                        finegrain::record::read(&net.first[v as usize..v as usize + 2]);
+                        finegrain::record::read(&net.head[arcs.clone()]);
+                        finegrain::record::read(&net.rev[arcs.clone()]);
+                        for a in arcs {
+                            one(&res[net.rev[a] as usize], false);
+                            one(&label[net.head[a] as usize], true);
                         }
                     }
-                    out
-                },
-                concat,
-            );
-        }
+                });
+                for &v in &frontier[r] {
+                    for a in net.arcs(v as usize) {
+                        let u = net.head[a] as usize;
+                        if u != net.source
+                            && res[net.rev[a] as usize].load(Relaxed) > 0
+                            && label[u].compare_exchange(n, depth, Relaxed, Relaxed).is_ok()
+                        {
+                            out.push(u as u32);
+                        }
+                    }
+                }
+                out
+            },
+            concat,
+        );
     }
 }
 
 /// Declare one element read or written (`finegrain record`).
-fn one<T>(x: &T, write: bool) {
+pub(super) fn one<T>(x: &T, write: bool) {
     if write {
         finegrain::record::write(std::slice::from_ref(x));
     } else {
@@ -309,7 +314,7 @@ fn one<T>(x: &T, write: bool) {
     }
 }
 
-fn concat(mut a: Vec<u32>, b: Vec<u32>) -> Vec<u32> {
+pub(super) fn concat(mut a: Vec<u32>, b: Vec<u32>) -> Vec<u32> {
     if a.is_empty() {
         return b;
     }
