@@ -9,6 +9,7 @@
 //! and Table 4.
 
 mod cg;
+mod cholesky;
 mod input;
 mod random;
 mod spmv;
@@ -16,6 +17,7 @@ mod sptranspose;
 mod sva;
 
 pub use cg::ConjugateGradient;
+pub use cholesky::Cholesky;
 pub use spmv::SpMV;
 pub use sptranspose::SpTranspose;
 pub use sva::SparseVectorAdd;
