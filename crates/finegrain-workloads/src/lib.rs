@@ -164,7 +164,7 @@ pub trait Workload: Send + Sync {
 
 /// The workloads that run on a user's matrix or graph ([`Workload::prepare_input`]),
 /// in registry order.
-pub const INPUT_WORKLOADS: &[&str] = &["spmv", "sptranspose", "pagerank", "bfs", "cg", "cf"];
+pub const INPUT_WORKLOADS: &[&str] = &["spmv", "sptranspose", "pagerank", "bfs", "cg", "cf", "fs", "bs"];
 
 /// A workload with its input generated, ready to run any number of times.
 pub trait Instance: Send + Sync {
@@ -220,6 +220,8 @@ pub fn all() -> Vec<Box<dyn Workload>> {
         Box::new(dynprog::GtfoldDataflow),
         Box::new(anneal::Canneal),
         Box::new(sparse::Cholesky),
+        Box::new(sparse::ForwardSolve),
+        Box::new(sparse::BackwardSolve),
     ]
 }
 

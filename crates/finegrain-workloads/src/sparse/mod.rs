@@ -15,9 +15,11 @@ mod random;
 mod spmv;
 mod sptranspose;
 mod sva;
+mod trisolve;
 
 pub use cg::ConjugateGradient;
 pub use cholesky::Cholesky;
 pub use spmv::SpMV;
 pub use sptranspose::SpTranspose;
 pub use sva::SparseVectorAdd;
+pub use trisolve::{BackwardSolve, ForwardSolve};

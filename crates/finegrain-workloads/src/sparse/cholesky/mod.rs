@@ -33,7 +33,7 @@ mod numeric;
 mod symbolic;
 
 pub(super) use cells::Cells;
-pub(super) use matrix::Kind;
+pub(super) use matrix::{check, Kind};
 pub(super) use symbolic::{Symbolic, NONE};
 
 use crate::support::io::Input;
