@@ -6,8 +6,11 @@
 use crate::support::io::{Csr, Input};
 use crate::support::rng::SplitMix64;
 
-/// Which generated matrix.
+/// Which generated matrix. The registered sizes use `BlockAngular`; the
+/// others are reached from the tests and the sizes probe (`cholesky::sizes`),
+/// which measured why (the module doc of `cholesky`).
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
+#[cfg_attr(not(test), allow(dead_code))]
 pub enum Kind {
     /// 5-point Laplacian of a `side` x `side` grid.
     Grid2d { side: usize },
@@ -15,6 +18,12 @@ pub enum Kind {
     Grid3d { side: usize },
     /// `n` rows, each coupled to about `links` random others.
     Random { n: usize, links: usize },
+    /// Block-angular, as the normal equations of a multicommodity flow
+    /// problem (Carbon's `pds` and `ken`): `blocks` independent
+    /// `side` x `side` 5-point Laplacians (one per commodity) and `linking`
+    /// rows (joint capacities), each coupled to two random nodes of every
+    /// block.
+    BlockAngular { blocks: usize, side: usize, linking: usize },
 }
 
 impl Kind {
@@ -23,6 +32,9 @@ impl Kind {
             Kind::Grid2d { side } => format!("2-D 5-point Laplacian {side}x{side}"),
             Kind::Grid3d { side } => format!("3-D 7-point Laplacian {side}^3"),
             Kind::Random { n, links } => format!("random SPD n={n}, ~{links} couplings a row"),
+            Kind::BlockAngular { blocks, side, linking } => {
+                format!("block-angular SPD: {blocks} 2-D Laplacians {side}x{side} + {linking} linking rows")
+            }
         }
     }
 
@@ -66,6 +78,32 @@ impl Kind {
                 laplacian(side * side * side, &edges, &mut rng)
             }
             Kind::Random { n, links } => random_dominant(n, links, &mut rng),
+            Kind::BlockAngular { blocks, side, linking } => {
+                let per = side * side;
+                let mut edges = Vec::with_capacity(blocks * (2 * per + 2 * linking));
+                for b in 0..blocks {
+                    let id = |x: usize, y: usize| b * per + y * side + x;
+                    for y in 0..side {
+                        for x in 0..side {
+                            if x + 1 < side {
+                                edges.push((id(x, y), id(x + 1, y)));
+                            }
+                            if y + 1 < side {
+                                edges.push((id(x, y), id(x, y + 1)));
+                            }
+                        }
+                    }
+                }
+                for l in 0..linking {
+                    for b in 0..blocks {
+                        for _ in 0..2 {
+                            edges.push((blocks * per + l, b * per + rng.below(per as u64) as usize));
+                        }
+                    }
+                }
+                // Two draws may pick one node: `from_triplets` adds them up.
+                laplacian(blocks * per + linking, &edges, &mut rng)
+            }
         }
     }
 }
@@ -183,7 +221,12 @@ mod tests {
 
     #[test]
     fn generated_matrices_are_symmetric_and_dominant() {
-        for kind in [Kind::Grid2d { side: 7 }, Kind::Grid3d { side: 4 }, Kind::Random { n: 50, links: 3 }] {
+        for kind in [
+            Kind::Grid2d { side: 7 },
+            Kind::Grid3d { side: 4 },
+            Kind::Random { n: 50, links: 3 },
+            Kind::BlockAngular { blocks: 3, side: 4, linking: 2 },
+        ] {
             let a = kind.generate(3);
             symmetric_dominant(&a);
             assert!(check(&Input::Matrix(a), "cf").is_ok());

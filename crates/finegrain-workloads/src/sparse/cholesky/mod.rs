@@ -16,16 +16,29 @@
 //!
 //! Inputs ([`matrix`]): Carbon's datasets are the LP matrices `world` (28,653
 //! columns, 1.33 M nonzeros) and `watson` (209,614 columns, 3.78 M); they are
-//! not available here, so the generated inputs are grid Laplacians with
-//! random conductances and a random diagonally dominant pattern, ordered by
-//! approximate minimum degree: `test` a random pattern (irregular tree),
-//! `small` a 2-D 5-point Laplacian, `full` a 3-D 7-point one. Any symmetric
-//! positive definite Matrix Market file may be given instead.
+//! not available here. The generators make 2-D 5-point and 3-D 7-point
+//! Laplacians with random conductances, random diagonally dominant patterns,
+//! and block-angular matrices: independent 2-D Laplacian blocks joined by a
+//! few linking rows, the shape of the normal equations of the multicommodity
+//! flow LPs among Carbon's matrices (`pds`, `ken`). All are ordered by
+//! approximate minimum degree. The sizes use the block-angular ones (`small`
+//! 14,430 columns, `full` 200,764, near `world` and `watson`), because on
+//! single grids and random patterns the column tree has almost no
+//! parallelism: its work over its span (`describe` prints it) is 1.7 for a
+//! 2-D Laplacian 120x120, 1.2 for a 3-D one 20^3 and 1.0 for a random
+//! pattern of 2,000 rows, where the dense top separator, a chain of columns,
+//! holds most of the work; block-angular inputs give 3.4 (`test`) to about 6
+//! (`full`). Any symmetric positive definite Matrix Market file may be given
+//! instead.
 //!
 //! Deviation: tasks are single columns, so the leaves' tasks are short (a few
 //! dozen flops) and the separators' long; supernodes would merge the long
 //! chains near the root into fewer, larger tasks but would change the tree the
-//! scheduler sees from the paper's one-task-per-node description.
+//! scheduler sees from the paper's one-task-per-node description. Carbon's
+//! Table 2 lists about 6.6 tasks per column for `world` and 3.1 for `watson`
+//! (189,082 and 641,330 tasks, if that column of the table is the task count),
+//! so its CF cut the work finer than one task per column; the paper does not
+//! say how.
 
 mod cells;
 mod matrix;
@@ -55,9 +68,9 @@ const RESIDUAL: f64 = 1e-10;
 /// `docs/workloads-h13-chol.md` for the serial times).
 pub(super) fn generated(size: Size) -> Kind {
     match size {
-        Size::Test => Kind::Random { n: 300, links: 2 },
-        Size::Small => Kind::Grid2d { side: 120 },
-        Size::Full => Kind::Grid3d { side: 26 },
+        Size::Test => Kind::BlockAngular { blocks: 8, side: 8, linking: 8 },
+        Size::Small => Kind::BlockAngular { blocks: 16, side: 30, linking: 30 },
+        Size::Full => Kind::BlockAngular { blocks: 64, side: 56, linking: 60 },
     }
 }
 
@@ -146,7 +159,7 @@ impl CfInstance {
 
 impl Instance for CfInstance {
     fn describe(&self) -> String {
-        format!("{}, nnz(L)={}", self.what, self.s.nnz_l())
+        format!("{}, nnz(L)={}, {} column tasks, parallelism {:.1}", self.what, self.s.nnz_l(), self.s.n, self.s.parallelism())
     }
     fn serial(&self) -> Output {
         self.result(numeric::serial(&self.s))
@@ -204,5 +217,45 @@ mod tests {
         // The residual alone: compare a wrong factor with itself.
         let wrong = Output::Floats(l);
         assert!(inst.check(&wrong, &wrong).is_err());
+    }
+}
+
+/// Sizes and times of candidate inputs, for choosing them:
+/// `cargo test --release -p finegrain-workloads --lib cholesky::sizes -- --ignored --nocapture`.
+#[cfg(test)]
+mod sizes {
+    use super::*;
+    use std::time::Instant;
+
+    #[test]
+    #[ignore]
+    fn sizes() {
+        let kinds = [
+            Kind::Grid2d { side: 120 },
+            Kind::Grid3d { side: 20 },
+            Kind::Random { n: 2000, links: 2 },
+            Kind::BlockAngular { blocks: 8, side: 8, linking: 8 },
+            Kind::BlockAngular { blocks: 16, side: 30, linking: 30 },
+            Kind::BlockAngular { blocks: 32, side: 40, linking: 40 },
+            Kind::BlockAngular { blocks: 64, side: 56, linking: 60 },
+        ];
+        for kind in kinds {
+            let t = Instant::now();
+            let s = Symbolic::analyse(&kind.generate(1)).unwrap();
+            let ta = t.elapsed();
+            let t = Instant::now();
+            let l = numeric::serial(&s).unwrap();
+            let tf = t.elapsed();
+            println!(
+                "{}: n={} nnz(L)={} parallelism {:.1}; analyse {:?}, factor {:?}, sum {}",
+                kind.describe(),
+                s.n,
+                s.nnz_l(),
+                s.parallelism(),
+                ta,
+                tf,
+                l.iter().sum::<f64>()
+            );
+        }
     }
 }

@@ -182,12 +182,17 @@ pub fn graph(s: &Symbolic) -> Result<Vec<f64>, NotPositiveDefinite> {
 pub fn rayon(s: &Symbolic) -> Result<Vec<f64>, NotPositiveDefinite> {
     let mut vals = vec![0.0; s.nnz_l()];
     let failure = Failure(Mutex::new(None));
-    let waiting: Vec<AtomicUsize> = (0..s.n).map(|_| AtomicUsize::new(0)).collect();
+    let mut children = vec![0usize; s.n];
     for j in 0..s.n {
         if s.parent[j] != NONE {
-            waiting[s.parent[j]].fetch_add(1, Ordering::Relaxed);
+            children[s.parent[j]] += 1;
         }
     }
+    // The leaves, fixed before anything runs: reading the live counters
+    // while spawning would see a parent that its children have already
+    // released and spawn it twice.
+    let leaves: Vec<usize> = (0..s.n).filter(|&j| children[j] == 0).collect();
+    let waiting: Vec<AtomicUsize> = children.into_iter().map(AtomicUsize::new).collect();
     {
         let l = Cells::new(&mut vals);
         struct Ctx<'c, 'v> {
@@ -210,10 +215,8 @@ pub fn rayon(s: &Symbolic) -> Result<Vec<f64>, NotPositiveDefinite> {
         let ctx = Ctx { s, l: &l, waiting: &waiting, failure: &failure };
         let c = &ctx;
         rayon::scope(|sc| {
-            for j in 0..s.n {
-                if c.waiting[j].load(Ordering::Relaxed) == 0 {
-                    sc.spawn(move |sc| run(sc, c, j));
-                }
+            for &j in &leaves {
+                sc.spawn(move |sc| run(sc, c, j));
             }
         });
     }

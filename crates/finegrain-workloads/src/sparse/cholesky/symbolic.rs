@@ -151,6 +151,24 @@ impl Symbolic {
         d
     }
 
+    /// The tree's available parallelism, work over span, counting a column
+    /// task's cost as the entries of L it reads and writes.
+    pub fn parallelism(&self) -> f64 {
+        let mut longest = vec![0usize; self.n];
+        let (mut work, mut span) = (0usize, 0usize);
+        for j in 0..self.n {
+            let cost = (self.lp[j + 1] - self.lp[j])
+                + (self.rp[j]..self.rp[j + 1]).map(|t| self.lp[self.rk[t] as usize + 1] - self.rpos[t]).sum::<usize>();
+            work += cost;
+            let done = longest[j] + cost;
+            span = span.max(done);
+            if self.parent[j] != NONE {
+                longest[self.parent[j]] = longest[self.parent[j]].max(done);
+            }
+        }
+        work as f64 / span.max(1) as f64
+    }
+
     /// `y = (P A P^T) x` from the stored lower triangle.
     pub fn multiply(&self, x: &[f64]) -> Vec<f64> {
         let mut y = vec![0.0; self.n];
