@@ -230,9 +230,9 @@ fn work_of(s: &Symbolic, dir: Direction, j: usize) -> usize {
 struct System {
     s: Symbolic,
     l: Vec<f64>,
-    /// L by rows (left of the diagonal), aligned with `s.rk`: the forward
-    /// solve's dot products read it in order, where gathering them from
-    /// the columns took 3x as long (a 3-D Laplacian, 2.8 M entries).
+    /// L by rows (left of the diagonal), aligned with `s.rk`, so that the
+    /// serial forward solve reads each row's entries in order instead of
+    /// gathering them from the columns.
     lt: Vec<f64>,
 }
 
