@@ -397,9 +397,9 @@ impl System {
         let (mz, norm) = match dir {
             Direction::Forward => {
                 let mut y = vec![0.0; s.n];
-                for j in 0..s.n {
+                for (j, &zj) in z.iter().enumerate() {
                     for q in s.lp[j]..s.lp[j + 1] {
-                        y[s.li[q] as usize] += self.l[q] * z[j];
+                        y[s.li[q] as usize] += self.l[q] * zj;
                     }
                 }
                 (y, self.l.iter().map(|v| v * v).sum::<f64>().sqrt())
@@ -480,7 +480,7 @@ impl Instance for SolveInstance {
         let n = self.sys.s.n;
         for (i, b) in self.b.iter().enumerate() {
             let e = self.sys.backward_error(self.dir, &z[i * n..(i + 1) * n], b);
-            if !(e <= RESIDUAL) {
+            if e.is_nan() || e > RESIDUAL {
                 let m = if self.dir == Direction::Forward { "L y = b" } else { "A x = b" };
                 return Err(format!("solve {i}: backward error of {m} is {e:.2e} (> {RESIDUAL:.0e})"));
             }

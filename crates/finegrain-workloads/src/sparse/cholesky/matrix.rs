@@ -170,9 +170,7 @@ pub fn check(input: &Input, workload: &str) -> Result<(), String> {
     for i in 0..a.nrows {
         match at(i, i) {
             Some(d) if d > 0.0 => {}
-            Some(d) => {
-                return Err(format!("{workload} needs a positive definite matrix, but diagonal entry ({}, {}) is {d}", i + 1, i + 1))
-            }
+            Some(d) => return Err(format!("{workload} needs a positive definite matrix, but diagonal entry ({}, {}) is {d}", i + 1, i + 1)),
             None => return Err(format!("{workload} needs a positive definite matrix, but diagonal entry ({}, {}) is missing", i + 1, i + 1)),
         }
         let (cols, vals) = a.row(i);

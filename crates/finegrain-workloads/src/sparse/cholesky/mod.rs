@@ -27,7 +27,7 @@
 //! parallelism: its work over its span (`describe` prints it) is 1.7 for a
 //! 2-D Laplacian 120x120, 1.2 for a 3-D one 20^3 and 1.0 for a random
 //! pattern of 2,000 rows, where the dense top separator, a chain of columns,
-//! holds most of the work; block-angular inputs give 3.4 (`test`) to about 6
+//! holds most of the work; block-angular inputs give 3.3 (`test`) to 7.0
 //! (`full`). Any symmetric positive definite Matrix Market file may be given
 //! instead.
 //!
@@ -134,7 +134,7 @@ impl CfInstance {
     /// `max over two probes of ||P A P^T v - L (L^T v)|| / (||A||_F ||v||)`.
     fn residual(&self, l: &[f64]) -> f64 {
         let s = &self.s;
-        let mut rng = SplitMix64::new(self.seed ^ 0x7072_6f62_65);
+        let mut rng = SplitMix64::new(self.seed ^ 0x0070_726f_6265);
         let mut worst = 0.0f64;
         for _ in 0..2 {
             let v: Vec<f64> = (0..s.n).map(|_| rng.unit() - 0.5).collect();
@@ -176,7 +176,7 @@ impl Instance for CfInstance {
         check_floats(reference, got, TOLERANCE, Scale::Each)?;
         let Output::Floats(l) = got else { unreachable!("check_floats accepted only Floats") };
         let r = self.residual(l);
-        if !(r <= RESIDUAL) {
+        if r.is_nan() || r > RESIDUAL {
             return Err(format!("||A - L L^T|| / ||A|| is {r:.2e} on random probes (> {RESIDUAL:.0e})"));
         }
         Ok(())

@@ -224,6 +224,7 @@ pub fn rayon(s: &Symbolic) -> Result<Vec<f64>, NotPositiveDefinite> {
 }
 
 #[cfg(test)]
+#[allow(clippy::needless_range_loop)] // dense reference checks index by (row, column)
 mod tests {
     use super::super::matrix::Kind;
     use super::*;

@@ -157,8 +157,8 @@ impl Symbolic {
         let mut longest = vec![0usize; self.n];
         let (mut work, mut span) = (0usize, 0usize);
         for j in 0..self.n {
-            let cost = (self.lp[j + 1] - self.lp[j])
-                + (self.rp[j]..self.rp[j + 1]).map(|t| self.lp[self.rk[t] as usize + 1] - self.rpos[t]).sum::<usize>();
+            let cost =
+                (self.lp[j + 1] - self.lp[j]) + (self.rp[j]..self.rp[j + 1]).map(|t| self.lp[self.rk[t] as usize + 1] - self.rpos[t]).sum::<usize>();
             work += cost;
             let done = longest[j] + cost;
             span = span.max(done);
@@ -230,6 +230,7 @@ fn etree(n: usize, up: &[usize], ui: &[u32]) -> Vec<usize> {
 }
 
 #[cfg(test)]
+#[allow(clippy::needless_range_loop)] // dense reference checks index by (row, column)
 mod tests {
     use super::super::matrix::Kind;
     use super::*;
