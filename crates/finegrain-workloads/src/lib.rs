@@ -13,7 +13,7 @@
 //! `stencil` (gauss-seidel), `graph` (bfs, pagerank, maxflow, maxflow-async), `image`
 //! (canny), `db` (hashjoin), `dynprog` (gtfold-loop, gtfold-dataflow,
 //! binomial, binomial-batch), `anneal` (canneal, canneal-batch) and `physics`
-//! (gps); `dense` also has mvm and `sparse` sva-dense. What they share (the seeded generator,
+//! (gps); `dense` also has mvm, `sparse` sva-dense, cf, fs and bs. What they share (the seeded generator,
 //! the result digest, the floating-point tolerance check, input files) is in
 //! `support`; the serial, finegrain and Rayon backends they are written
 //! against are in `par`.
@@ -166,7 +166,7 @@ pub trait Workload: Send + Sync {
 
 /// The workloads that run on a user's matrix or graph ([`Workload::prepare_input`]),
 /// in registry order.
-pub const INPUT_WORKLOADS: &[&str] = &["spmv", "sptranspose", "pagerank", "bfs", "cg"];
+pub const INPUT_WORKLOADS: &[&str] = &["spmv", "sptranspose", "pagerank", "bfs", "cg", "cf", "fs", "bs"];
 
 /// A workload with its input generated, ready to run any number of times.
 pub trait Instance: Send + Sync {
@@ -227,6 +227,9 @@ pub fn all() -> Vec<Box<dyn Workload>> {
         Box::new(physics::GamePhysics),
         Box::new(graph::MaxFlowAsync),
         Box::new(dynprog::BinomialBatch),
+        Box::new(sparse::Cholesky),
+        Box::new(sparse::ForwardSolve),
+        Box::new(sparse::BackwardSolve),
     ]
 }
 

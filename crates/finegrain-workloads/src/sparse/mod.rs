@@ -9,15 +9,19 @@
 //! and Table 4.
 
 mod cg;
+mod cholesky;
 mod input;
 mod random;
 mod spmv;
 mod sptranspose;
 mod sva;
 mod sva_dense;
+mod trisolve;
 
 pub use cg::ConjugateGradient;
+pub use cholesky::Cholesky;
 pub use spmv::SpMV;
 pub use sptranspose::SpTranspose;
 pub use sva::SparseVectorAdd;
 pub use sva_dense::DenseVectorAdd;
+pub use trisolve::{BackwardSolve, ForwardSolve};

@@ -23,7 +23,7 @@ use finegrain_workloads::all;
 
 /// The registry's order, which `finegrain list`, the CLI's default suite (the
 /// first workload of each API kind) and result tables follow.
-const ORDER: [&str; 27] = [
+const ORDER: [&str; 30] = [
     "fib",
     "nqueens",
     "uts",
@@ -51,6 +51,9 @@ const ORDER: [&str; 27] = [
     "gps",
     "maxflow-async",
     "binomial-batch",
+    "cf",
+    "fs",
+    "bs",
 ];
 
 #[test]

@@ -1,4 +1,4 @@
-//! spmv, sptranspose, cg, sva.
+//! spmv, sptranspose, cg, sva, cf, fs, bs.
 
 use crate::common::{check_small, workload_tests};
 
@@ -8,6 +8,9 @@ workload_tests! {
     cg => "cg",
     sva => "sva",
     sva_dense => "sva-dense",
+    cf => "cf",
+    fs => "fs",
+    bs => "bs",
 }
 
 #[test]
@@ -18,4 +21,19 @@ fn cg_at_small() {
 #[test]
 fn sva_at_small() {
     check_small("sva");
+}
+
+#[test]
+fn cf_at_small() {
+    check_small("cf");
+}
+
+#[test]
+fn fs_at_small() {
+    check_small("fs");
+}
+
+#[test]
+fn bs_at_small() {
+    check_small("bs");
 }
