@@ -56,7 +56,8 @@ pub struct BenchArgs {
     #[arg(long, value_name = "LIST")]
     pub workloads: Option<String>,
     /// A Matrix Market file or an edge list to run the workloads that take one
-    /// (spmv, sptranspose, pagerank, bfs, cg) on instead of their generated input;
+    /// (spmv, sptranspose, pagerank, bfs, cg, and the symmetric positive definite
+    /// matrices of cf, fs, bs) on instead of their generated input;
     /// without --workloads, every workload that takes this file.
     #[arg(long, value_name = "FILE")]
     pub input: Option<PathBuf>,
