@@ -5,7 +5,7 @@
 mod matrix;
 mod solve;
 
-use super::input::square;
+use super::input::spd;
 use crate::par::{Finegrain, Rayon};
 use crate::support::io::{Csr, Input};
 use crate::support::rng::SplitMix64;
@@ -46,34 +46,7 @@ impl Workload for ConjugateGradient {
     /// as a `symmetric` file is mirrored) and has a positive diagonal: what a
     /// symmetric positive definite matrix has, short of proving it so.
     fn check_input(&self, input: &Input) -> Result<(), String> {
-        let Input::Matrix(a) = input else {
-            return Err(format!(
-                "cg solves A x = b for a symmetric positive definite matrix; give it a Matrix Market file (the file has {})",
-                input.describe()
-            ));
-        };
-        square(input, "cg", "solves A x = b")?;
-        // 1-based positions, as in the file.
-        let at = |i: usize, j: usize| {
-            let (cols, vals) = a.row(i);
-            cols.binary_search(&(j as u32)).ok().map(|k| vals[k])
-        };
-        for i in 0..a.nrows {
-            match at(i, i) {
-                Some(d) if d > 0.0 => {}
-                Some(d) => return Err(format!("cg needs a positive diagonal; entry ({}, {}) is {d}", i + 1, i + 1)),
-                None => return Err(format!("cg needs a positive diagonal; entry ({}, {}) is missing", i + 1, i + 1)),
-            }
-            let (cols, vals) = a.row(i);
-            for (&j, &v) in cols.iter().zip(vals) {
-                let j = j as usize;
-                if at(j, i) != Some(v) {
-                    let mirror = at(j, i).map_or("missing".to_string(), |w| w.to_string());
-                    return Err(format!("cg needs a symmetric matrix; entry ({}, {}) is {v} but ({}, {}) is {mirror}", i + 1, j + 1, j + 1, i + 1));
-                }
-            }
-        }
-        Ok(())
+        spd(input, "cg", "solves A x = b")
     }
     /// The file's matrix, with `b = A x*` for an `x*` drawn from `seed` as for
     /// the generated matrix, and the same number of iterations at every size.

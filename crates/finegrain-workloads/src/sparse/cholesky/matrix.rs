@@ -150,48 +150,11 @@ fn random_dominant(n: usize, links: usize, rng: &mut SplitMix64) -> Csr {
     Csr::from_triplets(n, n, t)
 }
 
-/// `Ok` if `input` is a matrix a Cholesky factorization can start on: square,
-/// at least one row, symmetric as stored (a `symmetric` file is mirrored by
-/// the loader), every diagonal entry present and positive. Whether it is
-/// positive definite shows only during the factorization, which reports the
-/// first non-positive pivot.
+/// `Ok` if `input` is a matrix a Cholesky factorization can start on
+/// (`sparse::input::spd`); whether it is positive definite shows only during
+/// the factorization, which reports the first non-positive pivot.
 pub fn check(input: &Input, workload: &str) -> Result<(), String> {
-    let Input::Matrix(a) = input else {
-        return Err(format!(
-            "{workload} needs a symmetric positive definite matrix; give it a Matrix Market file (the file has {})",
-            input.describe()
-        ));
-    };
-    super::super::input::square(input, workload, "factors A = L L^T")?;
-    let at = |i: usize, j: usize| {
-        let (cols, vals) = a.row(i);
-        cols.binary_search(&(j as u32)).ok().map(|k| vals[k])
-    };
-    for i in 0..a.nrows {
-        match at(i, i) {
-            Some(d) if d > 0.0 => {}
-            Some(d) => return Err(format!("{workload} needs a positive definite matrix, but diagonal entry ({}, {}) is {d}", i + 1, i + 1)),
-            None => return Err(format!("{workload} needs a positive definite matrix, but diagonal entry ({}, {}) is missing", i + 1, i + 1)),
-        }
-        let (cols, vals) = a.row(i);
-        for (&j, &v) in cols.iter().zip(vals) {
-            let j = j as usize;
-            if !v.is_finite() {
-                return Err(format!("{workload}: entry ({}, {}) is {v}", i + 1, j + 1));
-            }
-            if at(j, i) != Some(v) {
-                let mirror = at(j, i).map_or("missing".to_string(), |w| w.to_string());
-                return Err(format!(
-                    "{workload} needs a symmetric matrix; entry ({}, {}) is {v} but ({}, {}) is {mirror}",
-                    i + 1,
-                    j + 1,
-                    j + 1,
-                    i + 1
-                ));
-            }
-        }
-    }
-    Ok(())
+    super::super::input::spd(input, workload, "factors A = L L^T")
 }
 
 #[cfg(test)]
