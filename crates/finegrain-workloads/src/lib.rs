@@ -61,6 +61,7 @@ mod dense;
 mod dynprog;
 mod graph;
 mod image;
+pub mod locality;
 mod recursive;
 mod sparse;
 mod stencil;
@@ -219,6 +220,8 @@ pub fn all() -> Vec<Box<dyn Workload>> {
         Box::new(dynprog::GtfoldLoop),
         Box::new(dynprog::GtfoldDataflow),
         Box::new(anneal::Canneal),
+        Box::new(locality::Conv { hint: true }),
+        Box::new(locality::Mmm { hint: true }),
     ]
 }
 

@@ -14,6 +14,7 @@ mod dynprog;
 mod graph;
 mod image;
 mod inputs;
+mod locality;
 mod recursive;
 mod sparse;
 mod stencil;
@@ -22,7 +23,7 @@ use finegrain_workloads::all;
 
 /// The registry's order, which `finegrain list`, the CLI's default suite (the
 /// first workload of each API kind) and result tables follow.
-const ORDER: [&str; 21] = [
+const ORDER: [&str; 23] = [
     "fib",
     "nqueens",
     "uts",
@@ -44,6 +45,8 @@ const ORDER: [&str; 21] = [
     "gtfold-loop",
     "gtfold-dataflow",
     "canneal",
+    "conv",
+    "mmm",
 ];
 
 #[test]
@@ -56,7 +59,7 @@ fn registry_order_is_stable() {
 #[test]
 fn every_workload_has_a_domain() {
     let mut tested: Vec<&str> =
-        [recursive::NAMES, dense::NAMES, sparse::NAMES, stencil::NAMES, graph::NAMES, image::NAMES, db::NAMES, dynprog::NAMES, anneal::NAMES]
+        [recursive::NAMES, dense::NAMES, sparse::NAMES, stencil::NAMES, graph::NAMES, image::NAMES, db::NAMES, dynprog::NAMES, anneal::NAMES, locality::NAMES]
             .concat();
     tested.sort_unstable();
     let mut registered: Vec<&str> = all().iter().map(|w| w.name()).collect();
