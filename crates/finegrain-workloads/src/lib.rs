@@ -222,6 +222,7 @@ pub fn all() -> Vec<Box<dyn Workload>> {
         Box::new(anneal::Canneal),
         Box::new(locality::Conv { hint: true }),
         Box::new(locality::Mmm { hint: true }),
+        Box::new(locality::Smvm { hint: true }),
     ]
 }
 

@@ -13,9 +13,11 @@
 
 mod conv;
 mod mmm;
+mod smvm;
 
 pub(crate) use conv::Conv;
 pub(crate) use mmm::Mmm;
+pub(crate) use smvm::Smvm;
 
 use crate::Workload;
 use finegrain::TaskSpace;
@@ -34,7 +36,7 @@ pub const NOHINT: &str = "-nohint";
 /// assert!(finegrain_workloads::locality::unhinted("fib").is_none());
 /// ```
 pub fn unhinted(name: &str) -> Option<Box<dyn Workload>> {
-    let all: [Box<dyn Workload>; 2] = [Box::new(Conv { hint: false }), Box::new(Mmm { hint: false })];
+    let all: [Box<dyn Workload>; 3] = [Box::new(Conv { hint: false }), Box::new(Mmm { hint: false }), Box::new(Smvm { hint: false })];
     all.into_iter().find(|w| w.name().strip_suffix(NOHINT) == Some(name))
 }
 

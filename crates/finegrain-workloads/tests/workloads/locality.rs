@@ -1,4 +1,4 @@
-//! The thesis's workloads as task spaces (Yoo, 2012): conv, mmm; each also
+//! The thesis's workloads as task spaces (Yoo, 2012): conv, mmm, smvm; each also
 //! without its hint (`locality::unhinted`), which must give the serial result.
 
 use crate::common::{check_small, workload_tests};
@@ -8,6 +8,7 @@ use finegrain_workloads::Size;
 workload_tests! {
     conv => "conv",
     mmm => "mmm",
+    smvm => "smvm",
 }
 
 #[test]
@@ -36,4 +37,9 @@ fn unhinted_twins_match_serial() {
         assert_eq!(inst.serial(), reference, "{name}: twins differ in input");
         inst.check(&reference, &pool.install(|| inst.parallel())).unwrap_or_else(|e| panic!("{name}-nohint: {e}"));
     }
+}
+
+#[test]
+fn smvm_at_small() {
+    check_small("smvm");
 }

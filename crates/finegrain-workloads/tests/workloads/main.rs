@@ -23,7 +23,7 @@ use finegrain_workloads::all;
 
 /// The registry's order, which `finegrain list`, the CLI's default suite (the
 /// first workload of each API kind) and result tables follow.
-const ORDER: [&str; 23] = [
+const ORDER: [&str; 24] = [
     "fib",
     "nqueens",
     "uts",
@@ -47,6 +47,7 @@ const ORDER: [&str; 23] = [
     "canneal",
     "conv",
     "mmm",
+    "smvm",
 ];
 
 #[test]
