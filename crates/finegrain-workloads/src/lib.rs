@@ -223,6 +223,7 @@ pub fn all() -> Vec<Box<dyn Workload>> {
         Box::new(locality::Conv { hint: true }),
         Box::new(locality::Mmm { hint: true }),
         Box::new(locality::Smvm { hint: true }),
+        Box::new(locality::Bprj { hint: true }),
     ]
 }
 

@@ -1,4 +1,4 @@
-//! The thesis's workloads as task spaces (Yoo, 2012): conv, mmm, smvm; each also
+//! The thesis's workloads as task spaces (Yoo, 2012): conv, mmm, smvm, bprj; each also
 //! without its hint (`locality::unhinted`), which must give the serial result.
 
 use crate::common::{check_small, workload_tests};
@@ -9,6 +9,7 @@ workload_tests! {
     conv => "conv",
     mmm => "mmm",
     smvm => "smvm",
+    bprj => "bprj",
 }
 
 #[test]
@@ -42,4 +43,9 @@ fn unhinted_twins_match_serial() {
 #[test]
 fn smvm_at_small() {
     check_small("smvm");
+}
+
+#[test]
+fn bprj_at_small() {
+    check_small("bprj");
 }

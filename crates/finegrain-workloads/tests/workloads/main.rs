@@ -23,7 +23,7 @@ use finegrain_workloads::all;
 
 /// The registry's order, which `finegrain list`, the CLI's default suite (the
 /// first workload of each API kind) and result tables follow.
-const ORDER: [&str; 24] = [
+const ORDER: [&str; 25] = [
     "fib",
     "nqueens",
     "uts",
@@ -48,6 +48,7 @@ const ORDER: [&str; 24] = [
     "conv",
     "mmm",
     "smvm",
+    "bprj",
 ];
 
 #[test]
