@@ -224,6 +224,7 @@ pub fn all() -> Vec<Box<dyn Workload>> {
         Box::new(locality::Mmm { hint: true }),
         Box::new(locality::Smvm { hint: true }),
         Box::new(locality::Bprj { hint: true }),
+        Box::new(locality::Barnes { hint: true }),
     ]
 }
 

@@ -3,8 +3,8 @@
 //! (Table 4.4 and the workload table of chapter 5), each written as one or
 //! more [`finegrain::TaskSpace`] sections with the locality hint the thesis
 //! gives it: `conv` and `mmm` a sharing vector (flux manager, linear
-//! access), `smvm` per-task signatures (signature manager, random access), `bprj` a
-//! key map (binning manager, non-linear access).
+//! access), `smvm` per-task signatures (signature manager, random access), `bprj` and
+//! `barnes` a key map (binning manager, non-linear access).
 //!
 //! Every workload has a twin, the same program on the same input with the
 //! same check, whose sections carry no hint (the thesis's baseline manager:
@@ -12,11 +12,13 @@
 //! registered in [`crate::all`]; [`unhinted`] gives the twin, so that the
 //! managers can be compared.
 
+mod barnes;
 mod bprj;
 mod conv;
 mod mmm;
 mod smvm;
 
+pub(crate) use barnes::Barnes;
 pub(crate) use bprj::Bprj;
 pub(crate) use conv::Conv;
 pub(crate) use mmm::Mmm;
@@ -39,8 +41,13 @@ pub const NOHINT: &str = "-nohint";
 /// assert!(finegrain_workloads::locality::unhinted("fib").is_none());
 /// ```
 pub fn unhinted(name: &str) -> Option<Box<dyn Workload>> {
-    let all: [Box<dyn Workload>; 4] =
-        [Box::new(Conv { hint: false }), Box::new(Mmm { hint: false }), Box::new(Smvm { hint: false }), Box::new(Bprj { hint: false })];
+    let all: [Box<dyn Workload>; 5] = [
+        Box::new(Conv { hint: false }),
+        Box::new(Mmm { hint: false }),
+        Box::new(Smvm { hint: false }),
+        Box::new(Bprj { hint: false }),
+        Box::new(Barnes { hint: false }),
+    ];
     all.into_iter().find(|w| w.name().strip_suffix(NOHINT) == Some(name))
 }
 

@@ -1,4 +1,4 @@
-//! The thesis's workloads as task spaces (Yoo, 2012): conv, mmm, smvm, bprj; each also
+//! The thesis's workloads as task spaces (Yoo, 2012): conv, mmm, smvm, bprj, barnes; each also
 //! without its hint (`locality::unhinted`), which must give the serial result.
 
 use crate::common::{check_small, workload_tests};
@@ -10,6 +10,7 @@ workload_tests! {
     mmm => "mmm",
     smvm => "smvm",
     bprj => "bprj",
+    barnes => "barnes",
 }
 
 #[test]
@@ -48,4 +49,9 @@ fn smvm_at_small() {
 #[test]
 fn bprj_at_small() {
     check_small("bprj");
+}
+
+#[test]
+fn barnes_at_small() {
+    check_small("barnes");
 }

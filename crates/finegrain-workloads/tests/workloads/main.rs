@@ -23,7 +23,7 @@ use finegrain_workloads::all;
 
 /// The registry's order, which `finegrain list`, the CLI's default suite (the
 /// first workload of each API kind) and result tables follow.
-const ORDER: [&str; 25] = [
+const ORDER: [&str; 26] = [
     "fib",
     "nqueens",
     "uts",
@@ -49,6 +49,7 @@ const ORDER: [&str; 25] = [
     "mmm",
     "smvm",
     "bprj",
+    "barnes",
 ];
 
 #[test]
