@@ -225,6 +225,7 @@ pub fn all() -> Vec<Box<dyn Workload>> {
         Box::new(locality::Smvm { hint: true }),
         Box::new(locality::Bprj { hint: true }),
         Box::new(locality::Barnes { hint: true }),
+        Box::new(locality::Hj { hint: true }),
     ]
 }
 

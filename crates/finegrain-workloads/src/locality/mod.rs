@@ -3,7 +3,7 @@
 //! (Table 4.4 and the workload table of chapter 5), each written as one or
 //! more [`finegrain::TaskSpace`] sections with the locality hint the thesis
 //! gives it: `conv` and `mmm` a sharing vector (flux manager, linear
-//! access), `smvm` per-task signatures (signature manager, random access), `bprj` and
+//! access), `smvm` and `hj` per-task signatures (signature manager, random access), `bprj` and
 //! `barnes` a key map (binning manager, non-linear access).
 //!
 //! Every workload has a twin, the same program on the same input with the
@@ -15,12 +15,14 @@
 mod barnes;
 mod bprj;
 mod conv;
+mod hj;
 mod mmm;
 mod smvm;
 
 pub(crate) use barnes::Barnes;
 pub(crate) use bprj::Bprj;
 pub(crate) use conv::Conv;
+pub(crate) use hj::Hj;
 pub(crate) use mmm::Mmm;
 pub(crate) use smvm::Smvm;
 
@@ -41,12 +43,13 @@ pub const NOHINT: &str = "-nohint";
 /// assert!(finegrain_workloads::locality::unhinted("fib").is_none());
 /// ```
 pub fn unhinted(name: &str) -> Option<Box<dyn Workload>> {
-    let all: [Box<dyn Workload>; 5] = [
+    let all: [Box<dyn Workload>; 6] = [
         Box::new(Conv { hint: false }),
         Box::new(Mmm { hint: false }),
         Box::new(Smvm { hint: false }),
         Box::new(Bprj { hint: false }),
         Box::new(Barnes { hint: false }),
+        Box::new(Hj { hint: false }),
     ];
     all.into_iter().find(|w| w.name().strip_suffix(NOHINT) == Some(name))
 }

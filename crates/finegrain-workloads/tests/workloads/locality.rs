@@ -1,4 +1,4 @@
-//! The thesis's workloads as task spaces (Yoo, 2012): conv, mmm, smvm, bprj, barnes; each also
+//! The thesis's workloads as task spaces (Yoo, 2012): conv, mmm, smvm, bprj, barnes, hj; each also
 //! without its hint (`locality::unhinted`), which must give the serial result.
 
 use crate::common::{check_small, workload_tests};
@@ -11,6 +11,7 @@ workload_tests! {
     smvm => "smvm",
     bprj => "bprj",
     barnes => "barnes",
+    hj => "hj",
 }
 
 #[test]
@@ -54,4 +55,9 @@ fn bprj_at_small() {
 #[test]
 fn barnes_at_small() {
     check_small("barnes");
+}
+
+#[test]
+fn hj_at_small() {
+    check_small("hj");
 }

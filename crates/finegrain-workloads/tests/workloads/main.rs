@@ -23,7 +23,7 @@ use finegrain_workloads::all;
 
 /// The registry's order, which `finegrain list`, the CLI's default suite (the
 /// first workload of each API kind) and result tables follow.
-const ORDER: [&str; 26] = [
+const ORDER: [&str; 27] = [
     "fib",
     "nqueens",
     "uts",
@@ -50,6 +50,7 @@ const ORDER: [&str; 26] = [
     "smvm",
     "bprj",
     "barnes",
+    "hj",
 ];
 
 #[test]
