@@ -129,7 +129,8 @@ impl ConvInstance {
 
     fn result(&self, padded: &[f32]) -> Output {
         let pw = self.w + 2 * R;
-        let (len, hash) = digest_iter((0..self.h).flat_map(|y| padded[(y + R) * pw + R..(y + R) * pw + R + self.w].iter().map(|p| p.to_bits() as u64)));
+        let (len, hash) =
+            digest_iter((0..self.h).flat_map(|y| padded[(y + R) * pw + R..(y + R) * pw + R + self.w].iter().map(|p| p.to_bits() as u64)));
         Output::Digest { len, hash }
     }
 

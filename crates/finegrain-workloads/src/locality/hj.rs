@@ -193,7 +193,14 @@ fn bucket(k: u32, buckets: usize) -> usize {
 
 impl Instance for HjInstance {
     fn describe(&self) -> String {
-        format!("{} build rows in {} buckets, {} probes, {} tasks of {}", self.keys.len(), self.buckets(), self.probe_keys.len(), self.tasks(), self.block)
+        format!(
+            "{} build rows in {} buckets, {} probes, {} tasks of {}",
+            self.keys.len(),
+            self.buckets(),
+            self.probe_keys.len(),
+            self.tasks(),
+            self.block
+        )
     }
     fn serial(&self) -> Output {
         let (count, sum) = self.probe(0..self.probe_keys.len());

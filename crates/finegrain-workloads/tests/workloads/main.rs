@@ -62,9 +62,19 @@ fn registry_order_is_stable() {
 /// Every registered workload is tested by exactly one domain module.
 #[test]
 fn every_workload_has_a_domain() {
-    let mut tested: Vec<&str> =
-        [recursive::NAMES, dense::NAMES, sparse::NAMES, stencil::NAMES, graph::NAMES, image::NAMES, db::NAMES, dynprog::NAMES, anneal::NAMES, locality::NAMES]
-            .concat();
+    let mut tested: Vec<&str> = [
+        recursive::NAMES,
+        dense::NAMES,
+        sparse::NAMES,
+        stencil::NAMES,
+        graph::NAMES,
+        image::NAMES,
+        db::NAMES,
+        dynprog::NAMES,
+        anneal::NAMES,
+        locality::NAMES,
+    ]
+    .concat();
     tested.sort_unstable();
     let mut registered: Vec<&str> = all().iter().map(|w| w.name()).collect();
     registered.sort_unstable();
