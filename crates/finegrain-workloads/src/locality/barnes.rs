@@ -66,8 +66,8 @@ impl Workload for Barnes {
     fn prepare(&self, size: Size, seed: u64) -> Box<dyn Instance> {
         let n = match size {
             Size::Test => 2_000,
-            Size::Small => 16_000,
-            Size::Full => 120_000,
+            Size::Small => 4_000,
+            Size::Full => 40_000,
         };
         Box::new(BarnesInstance::generate(n, seed, self.hint))
     }

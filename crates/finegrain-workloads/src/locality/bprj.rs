@@ -66,7 +66,7 @@ impl Workload for Bprj {
     fn prepare(&self, size: Size, seed: u64) -> Box<dyn Instance> {
         let (n, p) = match size {
             Size::Test => (32, 16),
-            Size::Small => (64, 64),
+            Size::Small => (64, 24),
             Size::Full => (128, 128),
         };
         Box::new(BprjInstance::generate(n, p, seed, self.hint))

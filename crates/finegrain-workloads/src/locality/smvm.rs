@@ -61,8 +61,8 @@ impl Workload for Smvm {
     fn prepare(&self, size: Size, seed: u64) -> Box<dyn Instance> {
         let (n, rows_per_task, iters) = match size {
             Size::Test => (4096, 8, 3),
-            Size::Small => (1 << 15, 8, 8),
-            Size::Full => (1 << 18, 8, 40),
+            Size::Small => (1 << 16, 8, 12),
+            Size::Full => (1 << 18, 8, 80),
         };
         Box::new(SmvmInstance::generate(n, rows_per_task, iters, seed, self.hint))
     }
