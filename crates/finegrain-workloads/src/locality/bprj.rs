@@ -87,7 +87,7 @@ struct BprjInstance {
 
 impl BprjInstance {
     fn generate(n: usize, p: usize, seed: u64, hint: bool) -> BprjInstance {
-        assert!(n % SUB == 0 && p > 0, "bprj: volume side {n} must be a multiple of {SUB}, with at least one projection");
+        assert!(n.is_multiple_of(SUB) && p > 0, "bprj: volume side {n} must be a multiple of {SUB}, with at least one projection");
         let mut rng = SplitMix64::new(seed ^ 0x6270_726a);
         let u = (n as f64 * std::f64::consts::SQRT_2).ceil() as usize + 4;
         let c = (n as f64 - 1.0) / 2.0;

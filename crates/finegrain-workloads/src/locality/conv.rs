@@ -81,7 +81,7 @@ struct ConvInstance {
 
 impl ConvInstance {
     fn generate(w: usize, h: usize, block: usize, passes: usize, seed: u64, hint: bool) -> ConvInstance {
-        assert!(w % block == 0 && h % block == 0, "conv: {w} x {h} is not a whole number of {block}-pixel blocks");
+        assert!(w.is_multiple_of(block) && h.is_multiple_of(block), "conv: {w} x {h} is not a whole number of {block}-pixel blocks");
         let mut rng = SplitMix64::new(seed ^ 0x636f_6e76);
         // Smooth gradients along x and y, a few bright and dark rectangles,
         // and sensor noise.
@@ -256,8 +256,8 @@ mod tests {
             convolve_row(&inst.padded, pw, &inst.kernel, 10 + dy - R, 8, &mut out[..5]);
             // Output (8 + dx, 10 + dy - 2) sees the impulse through tap
             // (2 - dy + 2, 2 - dx + 2), i.e. the kernel flipped.
-            for dx in 0..TAPS {
-                assert_eq!(out[dx], inst.kernel[(TAPS - 1 - dy) * TAPS + (TAPS - 1 - dx)]);
+            for (dx, &v) in out[..TAPS].iter().enumerate() {
+                assert_eq!(v, inst.kernel[(TAPS - 1 - dy) * TAPS + (TAPS - 1 - dx)]);
             }
         }
     }

@@ -84,7 +84,7 @@ struct HjInstance {
 
 impl HjInstance {
     fn generate(build: usize, probes: usize, block: usize, seed: u64, hint: bool) -> HjInstance {
-        assert!(build.is_power_of_two() && build >= PAGE * 4 && probes % block == 0, "hj: bad table sizes {build}, {probes}, {block}");
+        assert!(build.is_power_of_two() && build >= PAGE * 4 && probes.is_multiple_of(block), "hj: bad table sizes {build}, {probes}, {block}");
         let mut rng = SplitMix64::new(seed ^ 0x686a);
         // R: half of the key space 0..2 build, drawn without replacement.
         let space = 2 * build as u32;

@@ -62,7 +62,7 @@ impl Workload for Mmm {
             Size::Small => (384, 32),
             Size::Full => (1280, 32),
         };
-        let mut rng = SplitMix64::new(seed ^ 0x6d6d_6d);
+        let mut rng = SplitMix64::new(seed ^ 0x006d_6d6d);
         let a = (0..n * n).map(|_| rng.unit()).collect();
         let bm = (0..n * n).map(|_| rng.unit()).collect();
         Box::new(MmmInstance { n, b, a, bm, hint: self.hint })
@@ -188,7 +188,7 @@ mod tests {
     fn blocked_product_is_the_product() {
         let inst = (Mmm { hint: true }).prepare(Size::Test, 3);
         let reference = inst.serial();
-        let mut rng = SplitMix64::new(3 ^ 0x6d6d_6d);
+        let mut rng = SplitMix64::new(3 ^ 0x006d_6d6d);
         let n = 96;
         let a: Vec<f64> = (0..n * n).map(|_| rng.unit()).collect();
         let bm: Vec<f64> = (0..n * n).map(|_| rng.unit()).collect();

@@ -83,7 +83,7 @@ struct SmvmInstance {
 
 impl SmvmInstance {
     fn generate(n: usize, rows: usize, iters: usize, seed: u64, hint: bool) -> SmvmInstance {
-        assert!(n % rows == 0 && n >= 64, "smvm: {n} rows are not a whole number of {rows}-row tasks");
+        assert!(n.is_multiple_of(rows) && n >= 64, "smvm: {n} rows are not a whole number of {rows}-row tasks");
         let mut rng = SplitMix64::new(seed ^ 0x736d_766d);
         let tasks = n / rows;
         // A 2-D mesh of n nodes, `grid` nodes a row; row block t holds the
