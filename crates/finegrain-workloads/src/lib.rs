@@ -63,6 +63,7 @@ mod dynprog;
 mod graph;
 mod image;
 mod physics;
+pub mod locality;
 mod recursive;
 mod sparse;
 mod stencil;
@@ -230,6 +231,12 @@ pub fn all() -> Vec<Box<dyn Workload>> {
         Box::new(sparse::Cholesky),
         Box::new(sparse::ForwardSolve),
         Box::new(sparse::BackwardSolve),
+        Box::new(locality::Conv { hint: true }),
+        Box::new(locality::Mmm { hint: true }),
+        Box::new(locality::Smvm { hint: true }),
+        Box::new(locality::Bprj { hint: true }),
+        Box::new(locality::Barnes { hint: true }),
+        Box::new(locality::Hj { hint: true }),
     ]
 }
 

@@ -15,6 +15,7 @@ mod graph;
 mod image;
 mod inputs;
 mod physics;
+mod locality;
 mod recursive;
 mod sparse;
 mod stencil;
@@ -23,7 +24,7 @@ use finegrain_workloads::all;
 
 /// The registry's order, which `finegrain list`, the CLI's default suite (the
 /// first workload of each API kind) and result tables follow.
-const ORDER: [&str; 30] = [
+const ORDER: [&str; 36] = [
     "fib",
     "nqueens",
     "uts",
@@ -54,6 +55,12 @@ const ORDER: [&str; 30] = [
     "cf",
     "fs",
     "bs",
+    "conv",
+    "mmm",
+    "smvm",
+    "bprj",
+    "barnes",
+    "hj",
 ];
 
 #[test]
@@ -76,6 +83,7 @@ fn every_workload_has_a_domain() {
         dynprog::NAMES,
         anneal::NAMES,
         physics::NAMES,
+        locality::NAMES,
     ]
     .concat();
     tested.sort_unstable();
