@@ -241,6 +241,19 @@ impl<'a> TaskSpace<'a> {
         let workers = crate::current_num_threads();
         let t0 = std::time::Instant::now();
         let space = self.space.clone()?;
+        if crate::record::active() {
+            // Recording (`record/`): one task per point, in index order, so
+            // the trace has every task with its own footprint; the plan is
+            // the simulator's or a later run's to make.
+            self.plan(1)?;
+            let body = &body;
+            crate::scope(|s| {
+                for t in 0..space.len() {
+                    s.spawn(move |_| body(space.point(t)));
+                }
+            });
+            return Ok(SpaceRun { tasks: space.len(), stolen: 0, steals: 0, manager: self.manager(), plan_ns: 0, replayed: false });
+        }
         let manager = self.manager();
         let kept = self.replay.as_deref_mut().and_then(|r| r.plan.take()).filter(|p| p.space == space && p.workers() == workers && p.manager == manager);
         let replayed = kept.is_some();

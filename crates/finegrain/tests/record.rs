@@ -272,3 +272,22 @@ fn declare_runs_only_while_recording() {
     assert!(r.is_err());
     assert_eq!(record::record(meta(), || fib(4)).unwrap().0, 3);
 }
+
+/// A task space records one task per point (a scope spawn each), whatever
+/// its hint, each with the footprint it declares; a bad hint is still an error.
+#[test]
+fn task_spaces_record_one_task_per_point() {
+    let data = vec![0u64; 4 * 3 * 64];
+    let (info, g) = record::record(meta(), || {
+        finegrain::TaskSpace::new([4, 3])
+            .flux([8, 1, 0])
+            .run(|[i, j, _]| record::read(&data[(i + 4 * j) * 64..(i + 4 * j + 1) * 64]))
+    })
+    .unwrap();
+    assert_eq!(info.unwrap().tasks, 12);
+    assert_eq!(kinds(&g, TaskKind::Scope), 12);
+    assert!(g.lines.iter().map(|l| l.count as u64).sum::<u64>() >= 12 * 8);
+    g.validate().unwrap();
+    let (r, _) = record::record(meta(), || finegrain::TaskSpace::new([4, 0]).run(|_| {})).unwrap();
+    assert!(r.is_err());
+}

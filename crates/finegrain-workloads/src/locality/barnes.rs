@@ -265,7 +265,7 @@ impl Instance for BarnesInstance {
         self.run_with(|extents, task| {
             let space = TaskSpace::new(extents);
             let space = if self.hint { space.bins(&key, 0, (1 << (3 * KEY_LEVELS)) - 1) } else { space };
-            run_space(extents, space, task);
+            run_space(space, task);
         })
     }
     fn rayon(&self) -> Option<Output> {

@@ -224,7 +224,7 @@ impl Instance for BprjInstance {
         self.run_with(|extents, task| {
             let space = TaskSpace::new(extents);
             let space = if self.hint { space.bins(&key, 0, self.max_key()) } else { space };
-            run_space(extents, space, task);
+            run_space(space, task);
         })
     }
     fn rayon(&self) -> Option<Output> {

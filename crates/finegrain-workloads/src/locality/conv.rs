@@ -227,7 +227,7 @@ impl Instance for ConvInstance {
         self.passes_with(|src, dst, replay| {
             let space = TaskSpace::new(self.blocks()).replay(replay);
             let space = if self.hint { space.flux(sharing) } else { space };
-            run_space(self.blocks(), space, |p| self.task(src, dst, p));
+            run_space(space, |p| self.task(src, dst, p));
         })
     }
     fn rayon(&self) -> Option<Output> {

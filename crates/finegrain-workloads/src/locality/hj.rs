@@ -210,7 +210,7 @@ impl Instance for HjInstance {
         self.run_with(|extents, task| {
             let space = TaskSpace::new(extents);
             let space = if self.hint { space.signatures(&self.sigs) } else { space };
-            run_space(extents, space, task);
+            run_space(space, task);
         })
     }
     fn rayon(&self) -> Option<Output> {

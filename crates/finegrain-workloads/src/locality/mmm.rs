@@ -168,7 +168,7 @@ impl Instance for MmmInstance {
         self.run_with(|extents, task| {
             let space = TaskSpace::new(extents);
             let space = if self.hint { space.flux(self.sharing()) } else { space };
-            run_space(extents, space, task);
+            run_space(space, task);
         })
     }
     fn rayon(&self) -> Option<Output> {

@@ -54,26 +54,11 @@ pub fn unhinted(name: &str) -> Option<Box<dyn Workload>> {
     all.into_iter().find(|w| w.name().strip_suffix(NOHINT) == Some(name))
 }
 
-/// Run `body` over `space` (of `extents`) in the current pool, or panic
-/// with the planning error (the hints are made by the workloads themselves,
-/// so an error is a bug of the workload, not of its input).
-///
-/// Under `finegrain::record`, `TaskSpace::run` runs outside any pool with
-/// one driver, so the recorder would see the whole section as one task; to
-/// give the trace one task per point with its own footprint (what the
-/// thesis's reference scheduler partitions), a recorded section spawns
-/// every point as a task of a scope instead, in linear order.
-fn run_space(extents: [usize; 3], space: TaskSpace<'_>, body: impl Fn([usize; 3]) + Sync) {
-    if finegrain::record::active() {
-        let [nx, ny, nz] = extents;
-        let body = &body;
-        finegrain::scope(|s| {
-            for t in 0..nx * ny * nz {
-                s.spawn(move |_| body([t % nx, t / nx % ny, t / (nx * ny)]));
-            }
-        });
-        return;
-    }
+/// Run `body` over `space` in the current pool, or panic with the planning
+/// error (the hints are made by the workloads themselves, so an error is a
+/// bug of the workload, not of its input). Under `finegrain::record` the
+/// section records one task per point with its own footprint.
+fn run_space(space: TaskSpace<'_>, body: impl Fn([usize; 3]) + Sync) {
     if let Err(e) = space.run(body) {
         panic!("task space rejected its hint: {e}");
     }

@@ -185,7 +185,7 @@ impl Instance for SmvmInstance {
         self.steps_with(|x, y, replay| {
             let space = TaskSpace::new([self.tasks()]).replay(replay);
             let space = if self.hint { space.signatures(&self.sigs) } else { space };
-            run_space([self.tasks(), 1, 1], space, |[t, _, _]| self.task(x, y, t));
+            run_space(space, |[t, _, _]| self.task(x, y, t));
         })
     }
     fn rayon(&self) -> Option<Output> {

@@ -48,7 +48,7 @@ fn best_grid(dims: [usize; 3], sharing: [u64; 3], count: usize) -> Option<[usize
             let b = [bx, by, bz];
             let flux: f64 = (0..3).map(|d| sharing[d] as f64 * b[d] as f64 / dims[d] as f64).sum();
             // Among equal fluxes, the first found (fewest cuts along x).
-            if best.is_none_or(|(f, _)| flux < f) {
+            if best.map_or(true, |(f, _)| flux < f) {
                 best = Some((flux, b));
             }
         }
