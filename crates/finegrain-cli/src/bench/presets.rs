@@ -170,6 +170,7 @@ mod tests {
             speedup: Some(1.0),
             speedup_over: "serial".into(),
             breakdown: None,
+            tasks: None,
             rank: 0,
         }
     }
