@@ -77,7 +77,10 @@ fn tiny_bench_writes_csv_json_svg_png() {
     assert_eq!(doc["runs"].as_array().unwrap().len(), rows.len());
     let summary = doc["summary"].as_array().unwrap();
     assert!(summary.iter().any(|s| s["runtime"] == "finegrain" && s["speedup"].as_f64().is_some_and(|x| x > 0.0)));
-    assert!(summary.iter().filter(|s| s["runtime"] == "finegrain").all(|s| s["tasks"]["mean_task_ns"].as_f64().is_some_and(|x| x > 0.0)), "{summary:?}");
+    assert!(
+        summary.iter().filter(|s| s["runtime"] == "finegrain").all(|s| s["tasks"]["mean_task_ns"].as_f64().is_some_and(|x| x > 0.0)),
+        "{summary:?}"
+    );
     let meta = &doc["metadata"];
     for key in ["command_line", "seed", "date_utc", "cores_available", "cpu_model", "os", "rustc", "git_commit", "cli_version"] {
         assert!(!meta[key].is_null(), "metadata.{key} missing: {meta}");

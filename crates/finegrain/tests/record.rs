@@ -279,9 +279,7 @@ fn declare_runs_only_while_recording() {
 fn task_spaces_record_one_task_per_point() {
     let data = vec![0u64; 4 * 3 * 64];
     let (info, g) = record::record(meta(), || {
-        finegrain::TaskSpace::new([4, 3])
-            .flux([8, 1, 0])
-            .run(|[i, j, _]| record::read(&data[(i + 4 * j) * 64..(i + 4 * j + 1) * 64]))
+        finegrain::TaskSpace::new([4, 3]).flux([8, 1, 0]).run(|[i, j, _]| record::read(&data[(i + 4 * j) * 64..(i + 4 * j + 1) * 64]))
     })
     .unwrap();
     assert_eq!(info.unwrap().tasks, 12);

@@ -47,9 +47,11 @@ fn every_task_once_under_every_policy_manager_and_stealing() {
                 ];
                 for (name, ts) in spaces {
                     let c = counts(n);
-                    let info = pool.install(|| ts.stealing(stealing).run(|p| {
-                        c[idx(p)].fetch_add(1, Ordering::Relaxed);
-                    }));
+                    let info = pool.install(|| {
+                        ts.stealing(stealing).run(|p| {
+                            c[idx(p)].fetch_add(1, Ordering::Relaxed);
+                        })
+                    });
                     let info = info.unwrap();
                     all_once(&c, &format!("{} x{threads} {name} {stealing:?}", p.name));
                     assert_eq!(info.tasks, n);

@@ -115,7 +115,8 @@ fn profile(runs: &[&RunRecord]) -> Option<TaskProfile> {
             *a += b;
         }
     }
-    let ticks_per_ns = stats.iter().map(|s| s.profile.mean_task_cycles.zip(s.profile.mean_task_ns)).find_map(|x| x.map(|(c, n)| c / n)).unwrap_or(0.0);
+    let ticks_per_ns =
+        stats.iter().map(|s| s.profile.mean_task_cycles.zip(s.profile.mean_task_ns)).find_map(|x| x.map(|(c, n)| c / n)).unwrap_or(0.0);
     let mut per_run: Vec<u64> = stats.iter().map(|s| s.tasks_run).collect();
     per_run.sort_unstable();
     Some(TaskProfile { tasks: per_run[per_run.len() / 2], ..TaskProfile::of(tasks, stolen, task_ns, &lengths, ticks_per_ns) })
@@ -164,7 +165,8 @@ mod tests {
             let mut hist = vec![0; finegrain::stats::lengths::BUCKETS];
             hist[bucket_of(len)] = 10;
             let mut stats = finegrain::Stats::default();
-            let mut w = finegrain::WorkerStats { tasks_run: tasks, tasks_stolen: stolen, task_lengths: hist, ticks_per_ns: 2.0, ..Default::default() };
+            let mut w =
+                finegrain::WorkerStats { tasks_run: tasks, tasks_stolen: stolen, task_lengths: hist, ticks_per_ns: 2.0, ..Default::default() };
             w.time_ns[finegrain::Bucket::Task as usize] = task_ns;
             stats.workers.push(w);
             runs.push(RunRecord { stats: Some(super::super::record::RunStats::from_stats(&stats)), ..rec("finegrain", 1, 2, 1000) });

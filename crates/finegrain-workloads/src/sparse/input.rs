@@ -53,7 +53,13 @@ pub fn spd(input: &Input, workload: &str, does: &str) -> Result<(), String> {
             }
             if at(j, i) != Some(v) {
                 let mirror = at(j, i).map_or("missing".to_string(), |w| w.to_string());
-                return Err(format!("{workload} needs a symmetric matrix; entry ({}, {}) is {v} but ({}, {}) is {mirror}", i + 1, j + 1, j + 1, i + 1));
+                return Err(format!(
+                    "{workload} needs a symmetric matrix; entry ({}, {}) is {v} but ({}, {}) is {mirror}",
+                    i + 1,
+                    j + 1,
+                    j + 1,
+                    i + 1
+                ));
             }
         }
     }

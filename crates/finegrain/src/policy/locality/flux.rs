@@ -143,7 +143,12 @@ mod tests {
             let f = plan(s, sharing, t, &[]).unwrap();
             assert_sound(&f, s, t);
             let b = chunked::baseline(s, t).unwrap();
-            assert!(cut_cost(&f, sharing) <= cut_cost(&b, sharing), "{dims:?} {sharing:?}: flux {} baseline {}", cut_cost(&f, sharing), cut_cost(&b, sharing));
+            assert!(
+                cut_cost(&f, sharing) <= cut_cost(&b, sharing),
+                "{dims:?} {sharing:?}: flux {} baseline {}",
+                cut_cost(&f, sharing),
+                cut_cost(&b, sharing)
+            );
             // One box per worker, balanced to within one slice.
             let sizes: Vec<usize> = (0..t).map(|w| f.worker_tasks(w).count()).collect();
             let (lo, hi) = (sizes.iter().min().unwrap(), sizes.iter().max().unwrap());
