@@ -210,11 +210,16 @@ impl WorkerThread {
     /// Publish the private hot counters.
     #[inline]
     pub(crate) fn flush_counters(&self) {
-        let joins = match &self.local {
+        self.h.hot.publish(self.counters(), self.gate_joins());
+    }
+
+    /// The joins the message policies' spawn gate counted (0 under the others).
+    #[inline]
+    fn gate_joins(&self) -> u64 {
+        match &self.local {
             Local::Adm(a) => a.gate_joins(),
             _ => 0,
-        };
-        self.h.hot.publish(self.counters(), joins);
+        }
     }
 
     /// Queue a task of this worker's (scope, phase, graph).
@@ -250,13 +255,7 @@ impl WorkerThread {
     #[cold]
     #[inline(never)]
     fn execute_sampled(&self, job: JobRef) {
-        let runs = || {
-            let joins = match &self.local {
-                Local::Adm(a) => a.gate_joins(),
-                _ => 0,
-            };
-            self.h.hot.runs(joins)
-        };
+        let runs = || self.h.hot.runs(self.gate_joins());
         let (runs0, moved0) = (runs(), self.counters().last_transition());
         let t0 = timer::ticks();
         // SAFETY: as in `execute`.
