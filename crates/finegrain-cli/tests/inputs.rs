@@ -117,7 +117,7 @@ fn a_matrix_runs_every_workload_that_takes_one() {
     let (code, stdout, stderr, rows) = bench_on("spd.mtx", SPD, &[]);
     assert_eq!(code, 0, "stdout: {stdout}\nstderr: {stderr}");
     assert!(stderr.contains("input ") && stderr.contains("spd.mtx: a 5x5 matrix with 13 entries"), "{stderr}");
-    assert_eq!(workloads_in(&rows), ["spmv", "sptranspose", "pagerank", "bfs", "cg"]);
+    assert_eq!(workloads_in(&rows), ["spmv", "sptranspose", "pagerank", "bfs", "cg", "cf", "fs", "bs"]);
     // Serial once and ws at 1 and 2 threads per workload (and maybe Rayon), every check ok.
     assert!(rows.iter().all(|r| r[3] == "ok" && r[1].starts_with("spd.mtx: ")), "{rows:?}");
     for w in ["spmv", "cg"] {
@@ -182,7 +182,7 @@ fn bad_input_files_are_rejected_before_anything_runs() {
         "g.el",
         Some(GRAPH),
         &["--workloads", "fib"],
-        &["fib takes no input file (the workloads that do: spmv, sptranspose, pagerank, bfs, cg)"],
+        &["fib takes no input file (the workloads that do: spmv, sptranspose, pagerank, bfs, cg, cf, fs, bs)"],
     );
     rejected("loops.el", Some("# no edges\n"), &[], &["no workload runs on it", "spmv", "bfs needs a graph with at least one edge"]);
 }
