@@ -19,6 +19,7 @@
 pub mod engine;
 pub mod error;
 pub mod machine;
+pub mod reference;
 pub mod trace;
 
 pub use error::SimError;
