@@ -18,6 +18,7 @@
 //! | flux | sharing vector (lines shared by neighbours along x, y, z) | §5.3.1 | [`flux`] |
 //! | binning | a map from task to data key, with its range | §5.3.2 | [`binning`] |
 //! | signature | a 1,024-bit signature of touched addresses per task | §5.3.3 | [`signature`] |
+//! | reference, mst-only | every task's footprint, offline (`finegrain plan`, in `finegrain-sim`) | §4.3, §4.4.2 | read from a [`plan_file`] |
 //!
 //! Tasks are numbered by their linear index `i + nx * (j + ny * k)` (x
 //! innermost), at most `u32::MAX` of them.
@@ -25,6 +26,7 @@
 pub mod binning;
 pub mod chunked;
 pub mod flux;
+pub mod plan_file;
 pub mod signature;
 pub mod steal;
 
