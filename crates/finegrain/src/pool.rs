@@ -318,6 +318,24 @@ pub fn current_num_threads() -> usize {
     }
 }
 
+/// Which workers of the caller's pool share an L2 ([`Topology::tiles`]):
+/// what the locality managers group for. One tile while recording.
+///
+/// [`Topology::tiles`]: crate::topology::Topology::tiles
+pub(crate) fn current_tiles() -> Vec<usize> {
+    let wt = WorkerThread::current();
+    let reg: &Registry = if wt.is_null() {
+        if crate::record::active() {
+            return vec![0];
+        }
+        &global().registry
+    } else {
+        // SAFETY: a non-null current worker is live while it runs our code.
+        unsafe { (*wt).registry() }
+    };
+    reg.topology.tiles(reg.num_threads())
+}
+
 /// The pool size a loop's default grain is computed for: the caller's pool,
 /// or, while recording (`record/`), a 256-thread pool, so that a recorded
 /// loop keeps leaves as fine as a many-core chip would run.

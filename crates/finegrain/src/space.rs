@@ -213,18 +213,26 @@ impl<'a> TaskSpace<'a> {
         self
     }
 
-    /// The plan this section would run with `workers` workers.
+    /// The plan this section would run with `workers` workers that share no
+    /// cache ([`TaskSpace::plan_for`] with no tiles).
     pub fn plan(&self, workers: usize) -> Result<Plan, PlanError> {
+        self.plan_for(workers, &[])
+    }
+
+    /// The plan this section would run with `workers` workers, `tiles[w]`
+    /// naming the cache (an L2) worker `w` shares with others; `run` passes
+    /// the pool's ([`crate::topology::Topology::tiles`]).
+    pub fn plan_for(&self, workers: usize, tiles: &[usize]) -> Result<Plan, PlanError> {
         let space = self.space.clone()?;
         match &self.hint {
             Hint::None => chunked::baseline(space, workers),
             Hint::Random(seed) => chunked::random(space, workers, *seed),
-            Hint::Flux(s) => flux::plan(space, *s, workers, &[]),
+            Hint::Flux(s) => flux::plan(space, *s, workers, tiles),
             Hint::Bins(map, min, max) => {
                 let keys: Vec<u64> = (0..space.len()).map(|i| map(space.point(i))).collect();
-                binning::plan(space, &keys, *min, *max, workers, &[])
+                binning::plan(space, &keys, *min, *max, workers, tiles)
             }
-            Hint::Signatures(sigs) => signature::plan(space, sigs, workers, &[]),
+            Hint::Signatures(sigs) => signature::plan(space, sigs, workers, tiles),
             Hint::Schedule(plan) => {
                 plan.check(space)?;
                 Ok((*plan).clone())
@@ -257,12 +265,13 @@ impl<'a> TaskSpace<'a> {
         let manager = self.manager();
         let kept = self.replay.as_deref_mut().and_then(|r| r.plan.take()).filter(|p| p.space == space && p.workers() == workers && p.manager == manager);
         let replayed = kept.is_some();
+        let tiles = crate::pool::current_tiles();
         let plan = match kept {
             Some(p) => p,
-            None => self.plan(workers)?,
+            None => self.plan_for(workers, &tiles)?,
         };
         let plan_ns = t0.elapsed().as_nanos() as u64;
-        let section = Section::new(&plan, self.stealing);
+        let section = Section::new(&plan, self.stealing, tiles);
         let drivers = plan.workers().max(1);
         let first_panic: Mutex<Option<Box<dyn std::any::Any + Send>>> = Mutex::new(None);
         let counts: Mutex<(usize, usize)> = Mutex::new((0, 0));
@@ -316,6 +325,8 @@ struct Section<'p> {
     /// Per worker: head (low 32 bits) and tail (high 32 bits) of its positions.
     cursors: Vec<CachePadded<AtomicU64>>,
     stealing: Stealing,
+    /// `tiles[w]`: the shared cache of worker `w` (empty: none known).
+    tiles: Vec<usize>,
 }
 
 fn pack(head: usize, tail: usize) -> u64 {
@@ -327,7 +338,7 @@ fn unpack(x: u64) -> (usize, usize) {
 }
 
 impl<'p> Section<'p> {
-    fn new(plan: &'p Plan, stealing: Stealing) -> Section<'p> {
+    fn new(plan: &'p Plan, stealing: Stealing, tiles: Vec<usize>) -> Section<'p> {
         let seqs: Vec<WorkerSeq> = plan
             .per_worker
             .iter()
@@ -343,7 +354,9 @@ impl<'p> Section<'p> {
             })
             .collect();
         let cursors = seqs.iter().map(|s| CachePadded::new(AtomicU64::new(pack(0, *s.starts.last().expect("starts at 0"))))).collect();
-        Section { plan, seqs, cursors, stealing }
+        // Tiles are for the pool's workers; a replayed plan has as many.
+        let tiles = if tiles.len() == seqs.len() { tiles } else { Vec::new() };
+        Section { plan, seqs, cursors, stealing, tiles }
     }
 
     /// The group of worker `w` holding position `pos`, and the offset in it.
@@ -370,6 +383,13 @@ impl<'p> Section<'p> {
                 p
             }
         }
+    }
+
+    /// The position where the group holding position `pos` of worker `w`
+    /// starts.
+    fn group_start(&self, w: usize, pos: usize) -> usize {
+        let s = &self.seqs[w];
+        s.starts[s.starts.partition_point(|&x| x <= pos) - 1]
     }
 
     /// The pattern scheme's unit at the tail of worker `w`'s sequence.
@@ -410,7 +430,14 @@ impl<'p> Section<'p> {
             if h >= t {
                 return None;
             }
-            let n = steal::amount(self.stealing, t - h, self.unit_at_tail(victim, t));
+            let unit = match self.stealing {
+                Stealing::Recursive => steal::group_unit(h, t, self.group_start(victim, t - 1)),
+                _ => self.unit_at_tail(victim, t),
+            };
+            let n = steal::amount(self.stealing, t - h, unit);
+            if n == 0 {
+                return None;
+            }
             match c.compare_exchange_weak(cur, pack(h, t - n), Ordering::AcqRel, Ordering::Acquire) {
                 Ok(_) => return Some(t - n..t),
                 Err(now) => cur = now,
@@ -438,7 +465,7 @@ impl<'p> Section<'p> {
             }
             let first = if workers > 1 { rng.below(workers - 1) } else { 0 };
             let mut got = None;
-            for v in steal::victims(self.stealing, me, workers, first, hint, &[]) {
+            for v in steal::victims(self.stealing, me, workers, first, hint, &self.tiles) {
                 if let Some(r) = self.steal_from(v) {
                     got = Some((v, r));
                     break;

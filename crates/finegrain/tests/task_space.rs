@@ -36,7 +36,7 @@ fn every_task_once_under_every_policy_manager_and_stealing() {
         for threads in [3, 8] {
             let pool = Pool::new(threads, p.name).unwrap();
             let plan = chunked::random(Space::new(&dims).unwrap(), threads, 9).unwrap();
-            for stealing in [Stealing::Baseline, Stealing::Nearest, Stealing::Pattern] {
+            for stealing in Stealing::ALL {
                 let spaces: Vec<(&str, TaskSpace<'_>)> = vec![
                     ("baseline", TaskSpace::new(dims)),
                     ("random", TaskSpace::new(dims).random(3)),
@@ -102,7 +102,7 @@ fn a_panic_propagates_after_every_other_task_ran() {
 fn a_worker_that_never_dequeues_is_covered_by_stealing() {
     // The thesis's offline-thread experiment in miniature: one worker is
     // busy elsewhere for the whole section, the others steal its tasks.
-    for stealing in [Stealing::Baseline, Stealing::Pattern] {
+    for stealing in [Stealing::Baseline, Stealing::Pattern, Stealing::Recursive] {
         let pool = Pool::new(4, "ws").unwrap();
         let c = counts(4096);
         let info = pool
