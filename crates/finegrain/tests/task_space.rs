@@ -41,6 +41,7 @@ fn every_task_once_under_every_policy_manager_and_stealing() {
                     ("baseline", TaskSpace::new(dims)),
                     ("random", TaskSpace::new(dims).random(3)),
                     ("flux", TaskSpace::new(dims).flux([4, 2, 1])),
+                    ("flux_approx", TaskSpace::new(dims).flux_approx()),
                     ("binning", TaskSpace::new(dims).bins(&map, 0, 49)),
                     ("signature", TaskSpace::new(dims).signatures(&sigs)),
                     ("schedule", TaskSpace::new(dims).schedule(&plan)),
@@ -121,4 +122,60 @@ fn a_worker_that_never_dequeues_is_covered_by_stealing() {
         all_once(&c, &format!("{stealing:?}"));
         assert_eq!(info.manager, "flux");
     }
+}
+
+#[test]
+fn flux_approx_samples_declared_footprints_and_runs_each_task_once() {
+    // A 2-D stencil over a 256 x 256 grid of f64, blocks of 16 x 4 cells
+    // with a halo of 1: x-neighbours share 2 columns (within the rows'
+    // lines), y-neighbours share 2 whole rows of the block's width.
+    let (w, h) = (256usize, 256usize);
+    let grid = vec![1.0f64; w * h];
+    let (bx, by) = (16usize, 4usize);
+    let dims = [w / bx, h / by];
+    for p in finegrain::policies() {
+        let pool = Pool::new(3, p.name).unwrap();
+        let c = counts(dims[0] * dims[1]);
+        let mut replay = finegrain::Replay::new();
+        for round in 0..2 {
+            c.iter().for_each(|x| x.store(0, Ordering::Relaxed));
+            let info = pool
+                .install(|| {
+                    TaskSpace::new(dims).flux_approx().replay(&mut replay).run(|[i, j, _]| {
+                        let x0 = (i * bx).saturating_sub(1);
+                        let x1 = (i * bx + bx + 1).min(w);
+                        for y in (j * by).saturating_sub(1)..(j * by + by + 1).min(h) {
+                            finegrain::record::read(&grid[y * w + x0..y * w + x1]);
+                        }
+                        c[i + dims[0] * j].fetch_add(1, Ordering::Relaxed);
+                    })
+                })
+                .unwrap();
+            all_once(&c, &format!("{} round {round}", p.name));
+            assert_eq!(info.replayed, round == 1);
+            let [sx, sy, sz] = info.sharing.expect("flux reports its vector");
+            // Rows of 16 cells + halo (18 f64 = 144 bytes: 3-4 lines): the
+            // x step shares one or two lines per row (6 rows), the y step
+            // two rows' worth of lines.
+            assert!(sy > sx && sx > 0 && sz == 0, "{} sharing {:?}", p.name, [sx, sy, sz]);
+        }
+    }
+}
+
+#[test]
+fn a_panic_in_a_flux_approx_sample_propagates_after_the_rest_ran() {
+    let pool = Pool::new(2, "ws").unwrap();
+    let ran = AtomicUsize::new(0);
+    let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        pool.install(|| {
+            TaskSpace::new([10, 10]).flux_approx().run(|[i, j, _]| {
+                ran.fetch_add(1, Ordering::Relaxed);
+                if (i, j) == (1, 0) {
+                    panic!("sample (1, 0)");
+                }
+            })
+        })
+    }));
+    assert!(r.is_err());
+    assert_eq!(ran.load(Ordering::Relaxed), 100);
 }
