@@ -318,22 +318,23 @@ pub fn current_num_threads() -> usize {
     }
 }
 
-/// Which workers of the caller's pool share an L2 ([`Topology::tiles`]):
-/// what the locality managers group for. One tile while recording.
+/// For the task spaces of the caller's pool: which workers share an L2
+/// ([`Topology::tiles`], what the locality managers group for), and the
+/// policy's `space-steal` option. One tile while recording.
 ///
 /// [`Topology::tiles`]: crate::topology::Topology::tiles
-pub(crate) fn current_tiles() -> Vec<usize> {
+pub(crate) fn current_space_setup() -> (Vec<usize>, crate::policy::locality::steal::Stealing) {
     let wt = WorkerThread::current();
     let reg: &Registry = if wt.is_null() {
         if crate::record::active() {
-            return vec![0];
+            return (vec![0], crate::policy::locality::steal::Stealing::Baseline);
         }
         &global().registry
     } else {
         // SAFETY: a non-null current worker is live while it runs our code.
         unsafe { (*wt).registry() }
     };
-    reg.topology.tiles(reg.num_threads())
+    (reg.topology.tiles(reg.num_threads()), reg.policy.space_steal)
 }
 
 /// The pool size a loop's default grain is computed for: the caller's pool,

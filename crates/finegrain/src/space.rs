@@ -76,7 +76,8 @@ enum Hint<'a> {
 pub struct TaskSpace<'a> {
     space: Result<Space, PlanError>,
     hint: Hint<'a>,
-    stealing: Stealing,
+    /// `None`: the pool's policy's `space-steal` option.
+    stealing: Option<Stealing>,
     replay: Option<&'a mut Replay>,
 }
 
@@ -166,7 +167,7 @@ impl<'a> TaskSpace<'a> {
     /// dimensions). A zero extent or more than `u32::MAX` tasks is reported
     /// by [`TaskSpace::run`].
     pub fn new(extents: impl Extents) -> TaskSpace<'a> {
-        TaskSpace { space: Space::new(extents.extents()), hint: Hint::None, stealing: Stealing::Baseline, replay: None }
+        TaskSpace { space: Space::new(extents.extents()), hint: Hint::None, stealing: None, replay: None }
     }
 
     /// Group tasks at random (the thesis's locality-oblivious reference).
@@ -247,9 +248,11 @@ impl<'a> TaskSpace<'a> {
         self
     }
 
-    /// How idle workers steal (thesis chapter 6; default: the baseline).
+    /// How idle workers steal (thesis chapter 6). Default: the pool
+    /// policy's `space-steal` option (e.g. `ws:space-steal=recursive`),
+    /// whose default is the baseline.
     pub fn stealing(mut self, scheme: Stealing) -> Self {
-        self.stealing = scheme;
+        self.stealing = Some(scheme);
         self
     }
 
@@ -333,13 +336,13 @@ impl<'a> TaskSpace<'a> {
             sharing = Some(v);
             skip = samples.iter().map(|&p| space.index(p)).collect();
         }
-        let tiles = crate::pool::current_tiles();
+        let (tiles, pool_steal) = crate::pool::current_space_setup();
         let plan = match kept {
             Some(p) => p,
             None => self.plan_for(workers, &tiles)?,
         };
         let plan_ns = t0.elapsed().as_nanos() as u64;
-        let section = Section::new(&plan, self.stealing, tiles, skip);
+        let section = Section::new(&plan, self.stealing.unwrap_or(pool_steal), tiles, skip);
         let drivers = plan.workers().max(1);
         let counts: Mutex<(usize, usize)> = Mutex::new((0, 0));
         let drive = || {

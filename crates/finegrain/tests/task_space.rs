@@ -179,3 +179,43 @@ fn a_panic_in_a_flux_approx_sample_propagates_after_the_rest_ran() {
     assert!(r.is_err());
     assert_eq!(ran.load(Ordering::Relaxed), 100);
 }
+
+#[test]
+fn the_pool_policy_chooses_the_stealing_scheme_a_section_leaves_open() {
+    // A worker busy for the whole section leaves its planned tasks to the
+    // others. With `space-steal=recursive` a baseline plan (one group per
+    // worker) moves whole: one steal of 1,024 tasks; with the default
+    // baseline scheme, steals of at most 8.
+    for (spec, recursive) in [("ws", false), ("ws:space-steal=recursive", true)] {
+        let pool = Pool::new(4, spec).unwrap();
+        let c = counts(4096);
+        let busy = std::sync::atomic::AtomicBool::new(true);
+        let info = pool
+            .install(|| {
+                let (_, r) = finegrain::join(
+                    || {
+                        while busy.load(Ordering::Acquire) {
+                            std::hint::spin_loop();
+                        }
+                    },
+                    || {
+                        let r = TaskSpace::new([4096]).run(|[i, _, _]| {
+                            c[i].fetch_add(1, Ordering::Relaxed);
+                        });
+                        busy.store(false, Ordering::Release);
+                        r
+                    },
+                );
+                r
+            })
+            .unwrap();
+        all_once(&c, spec);
+        let what = format!("{spec}: {} tasks in {} steals", info.stolen, info.steals);
+        assert!(info.stolen >= 1024, "the busy worker's chunk is stolen: {what}");
+        if recursive {
+            assert_eq!(info.stolen % 1024, 0, "whole groups only: {what}");
+        } else {
+            assert!(info.stolen <= 8 * info.steals, "at most 8 per steal: {what}");
+        }
+    }
+}
