@@ -54,7 +54,7 @@ pub struct Builder {
     stack_size: Option<usize>,
     mark_depth: Option<usize>,
     name: Option<String>,
-    pin: bool,
+    pin: Option<bool>,
     trace: bool,
 }
 
@@ -107,8 +107,13 @@ impl Builder {
         self
     }
     /// Pin worker `i` to the `i`-th CPU this process may use (round-robin).
+    /// Default: pinned when the policy's decisions use hardware distance
+    /// ([`Policy::uses_topology`]: `ws:victim=nearest`, a `space-steal` other
+    /// than the baseline), since those distances are between CPUs and mean
+    /// nothing for a thread the OS may move; otherwise not pinned (the OS
+    /// balances a pool sharing the machine better than fixed placement).
     pub fn pin(mut self, yes: bool) -> Self {
-        self.pin = yes;
+        self.pin = Some(yes);
         self
     }
     /// Record a span per task for [`Pool::take_trace`] (costly; off by default).
@@ -151,11 +156,11 @@ impl Builder {
     /// Start the workers.
     pub fn build(self) -> Result<Pool, Error> {
         let (n, policy, stack_bytes, name) = self.resolve()?;
+        let pin = self.pin.unwrap_or(policy.uses_topology());
         let registry = Arc::new(Registry::new(n, policy, self.trace));
         let mut handles = Vec::with_capacity(n);
         for i in 0..n {
             let reg = Arc::clone(&registry);
-            let pin = self.pin;
             let mark_bytes = self.mark_depth.unwrap_or(stack_bytes).min(stack_bytes);
             let b = std::thread::Builder::new().name(format!("{name}-{i}")).stack_size(stack_bytes);
             let spawned = b.spawn(move || {

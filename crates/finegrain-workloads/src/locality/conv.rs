@@ -282,7 +282,11 @@ mod tests {
         let info = pool.install(|| TaskSpace::new(inst.blocks()).flux_approx().run(|p| inst.task(&src, &dst, p))).unwrap();
         let found = info.sharing.unwrap();
         let declared = inst.sharing();
-        assert_eq!(finegrain::policy::locality::flux::by_sharing(found), finegrain::policy::locality::flux::by_sharing(declared), "{found:?} vs {declared:?}");
+        assert_eq!(
+            finegrain::policy::locality::flux::by_sharing(found),
+            finegrain::policy::locality::flux::by_sharing(declared),
+            "{found:?} vs {declared:?}"
+        );
         // Along x one line per row, two where the shared columns straddle a line.
         assert!(found[0] >= declared[0] && found[0] <= 2 * declared[0], "{found:?} vs {declared:?}");
     }

@@ -237,6 +237,15 @@ impl Policy {
     pub fn mechanism(&self) -> Mechanism {
         self.kind.mechanism()
     }
+
+    /// Whether a decision of this policy depends on which CPU a worker runs
+    /// on (hardware distance or shared caches: `ws:victim=nearest`, a
+    /// `space-steal` scheme other than the baseline): a pool pins its
+    /// workers by default then.
+    pub fn uses_topology(&self) -> bool {
+        let nearest = matches!(self.kind, PolicyKind::Ws(w) if w.victim == VictimKind::Nearest);
+        nearest || self.space_steal != locality::steal::Stealing::Baseline
+    }
 }
 
 impl std::str::FromStr for Policy {
@@ -328,6 +337,8 @@ mod tests {
         let p = Policy::parse("adm-hier:space-steal=recursive").unwrap();
         assert_eq!(p.space_steal, locality::steal::Stealing::Recursive);
         assert_eq!(Policy::parse(&p.canonical()).unwrap(), p, "{}", p.canonical());
+        assert!(p.uses_topology() && Policy::parse("ws:victim=nearest").unwrap().uses_topology());
+        assert!(!Policy::parse("ws").unwrap().uses_topology() && !Policy::parse("adm-central").unwrap().uses_topology());
         let e = Policy::parse("ws:space-steal=greedy").unwrap_err().to_string();
         assert!(e.contains("greedy") && e.contains("recursive"), "{e}");
         assert!(Policy::parse("carbon:deque=0").is_err());
