@@ -29,6 +29,7 @@ use crate::policy::locality::steal::{self, StealUnit, Stealing};
 use crate::policy::locality::{binning, chunked, flux, signature, Group, Plan, PlanError, Space};
 use crate::rng::XorShift;
 use crate::sync::{AtomicU64, Ordering};
+use crate::taskgraph::SpaceRecord;
 use crossbeam_utils::CachePadded;
 use std::ops::Range;
 use std::panic::{self, AssertUnwindSafe};
@@ -242,17 +243,7 @@ impl<'a> TaskSpace<'a> {
         let t0 = std::time::Instant::now();
         let space = self.space.clone()?;
         if crate::record::active() {
-            // Recording (`record/`): one task per point, in index order, so
-            // the trace has every task with its own footprint; the plan is
-            // the simulator's or a later run's to make.
-            self.plan(1)?;
-            let body = &body;
-            crate::scope(|s| {
-                for t in 0..space.len() {
-                    s.spawn(move |_| body(space.point(t)));
-                }
-            });
-            return Ok(SpaceRun { tasks: space.len(), stolen: 0, steals: 0, manager: self.manager(), plan_ns: 0, replayed: false });
+            return self.record(space, &body);
         }
         let manager = self.manager();
         let kept = self.replay.as_deref_mut().and_then(|r| r.plan.take()).filter(|p| p.space == space && p.workers() == workers && p.manager == manager);
@@ -288,6 +279,58 @@ impl<'a> TaskSpace<'a> {
             r.plan = Some(plan);
         }
         Ok(info)
+    }
+
+    /// `run` while recording (`record/`): one task per point, in index
+    /// order, so the trace has every task with its own footprint, and a
+    /// [`SpaceRecord`] with the extents and hint so that the simulator can
+    /// plan the space; the plan is the simulator's or a later run's to make.
+    /// The hint is checked as `run` checks it, its evaluation (a bins map,
+    /// once per point) left out of the recorded costs.
+    #[cold]
+    fn record<F: Fn([usize; 3]) + Sync>(&self, space: Space, body: &F) -> Result<SpaceRun, PlanError> {
+        use crate::taskgraph::{SpaceHint, TaskKind};
+        let mut hint = Err(PlanError::NoWorkers);
+        crate::record::declare(|| hint = self.recorded_hint(space));
+        let hint = hint?;
+        let latch = crate::record::new_latch();
+        let mut tasks = Vec::with_capacity(space.len());
+        for t in 0..space.len() {
+            let id = crate::record::spawn_task(TaskKind::Scope, latch);
+            tasks.push(id);
+            crate::record::run_as(id, || body(space.point(t)));
+        }
+        crate::record::wait(latch);
+        let d = space.dims();
+        let manager = if matches!(hint, SpaceHint::Plan) { self.manager() } else { hint.manager() };
+        crate::record::space(SpaceRecord { dims: [d[0] as u32, d[1] as u32, d[2] as u32], hint, tasks });
+        Ok(SpaceRun { tasks: space.len(), stolen: 0, steals: 0, manager, plan_ns: 0, replayed: false })
+    }
+
+    /// The hint as a trace records it, checked by planning for one worker.
+    fn recorded_hint(&self, space: Space) -> Result<crate::taskgraph::SpaceHint, PlanError> {
+        use crate::taskgraph::SpaceHint;
+        Ok(match &self.hint {
+            Hint::None => SpaceHint::None,
+            Hint::Random(seed) => SpaceHint::Random(*seed),
+            Hint::Flux(s) => {
+                flux::plan(space, *s, 1, &[])?;
+                SpaceHint::Flux(*s)
+            }
+            Hint::Bins(map, min, max) => {
+                let keys: Vec<u64> = (0..space.len()).map(|i| map(space.point(i))).collect();
+                binning::plan(space, &keys, *min, *max, 1, &[])?;
+                SpaceHint::Bins { keys, min: *min, max: *max }
+            }
+            Hint::Signatures(sigs) => {
+                signature::plan(space, sigs, 1, &[])?;
+                SpaceHint::Signatures(sigs.to_vec())
+            }
+            Hint::Schedule(plan) => {
+                plan.check(space)?;
+                SpaceHint::Plan
+            }
+        })
     }
 
     /// The name of the manager this section's hint selects.
