@@ -48,6 +48,10 @@ pub fn main(sizes: &[Size]) {
             }
         }
     }
+    println!("  every policy also takes:");
+    for o in finegrain::policy::COMMON_OPTIONS {
+        println!("      {} ({}; default {}): {}", o.name, o.values, o.default, o.help);
+    }
     println!();
     println!("OTHER RUNTIMES in `bench`: serial (the reference every speedup is relative to), rayon (where the");
     println!("workload has a Rayon version), chili (heartbeat-scheduled joins: fib, nqueens, cilksort, uts), and");

@@ -54,7 +54,7 @@ pub struct Builder {
     stack_size: Option<usize>,
     mark_depth: Option<usize>,
     name: Option<String>,
-    pin: bool,
+    pin: Option<bool>,
     trace: bool,
 }
 
@@ -107,8 +107,13 @@ impl Builder {
         self
     }
     /// Pin worker `i` to the `i`-th CPU this process may use (round-robin).
+    /// Default: pinned when the policy's decisions use hardware distance
+    /// ([`Policy::uses_topology`]: `ws:victim=nearest`, a `space-steal` other
+    /// than the baseline), since those distances are between CPUs and mean
+    /// nothing for a thread the OS may move; otherwise not pinned (the OS
+    /// balances a pool sharing the machine better than fixed placement).
     pub fn pin(mut self, yes: bool) -> Self {
-        self.pin = yes;
+        self.pin = Some(yes);
         self
     }
     /// Record a span per task for [`Pool::take_trace`] (costly; off by default).
@@ -151,11 +156,11 @@ impl Builder {
     /// Start the workers.
     pub fn build(self) -> Result<Pool, Error> {
         let (n, policy, stack_bytes, name) = self.resolve()?;
+        let pin = self.pin.unwrap_or(policy.uses_topology());
         let registry = Arc::new(Registry::new(n, policy, self.trace));
         let mut handles = Vec::with_capacity(n);
         for i in 0..n {
             let reg = Arc::clone(&registry);
-            let pin = self.pin;
             let mark_bytes = self.mark_depth.unwrap_or(stack_bytes).min(stack_bytes);
             let b = std::thread::Builder::new().name(format!("{name}-{i}")).stack_size(stack_bytes);
             let spawned = b.spawn(move || {
@@ -316,6 +321,25 @@ pub fn current_num_threads() -> usize {
         // SAFETY: as above.
         unsafe { (*wt).registry().num_threads() }
     }
+}
+
+/// For the task spaces of the caller's pool: which workers share an L2
+/// ([`Topology::tiles`], what the locality managers group for), and the
+/// policy's `space-steal` option. One tile while recording.
+///
+/// [`Topology::tiles`]: crate::topology::Topology::tiles
+pub(crate) fn current_space_setup() -> (Vec<usize>, crate::policy::locality::steal::Stealing) {
+    let wt = WorkerThread::current();
+    let reg: &Registry = if wt.is_null() {
+        if crate::record::active() {
+            return (vec![0], crate::policy::locality::steal::Stealing::Baseline);
+        }
+        &global().registry
+    } else {
+        // SAFETY: a non-null current worker is live while it runs our code.
+        unsafe { (*wt).registry() }
+    };
+    (reg.topology.tiles(reg.num_threads()), reg.policy.space_steal)
 }
 
 /// The pool size a loop's default grain is computed for: the caller's pool,

@@ -26,7 +26,7 @@
 //! first panic is resumed by `run` once the section has drained.
 
 use crate::policy::locality::steal::{self, StealUnit, Stealing};
-use crate::policy::locality::{binning, chunked, flux, signature, Group, Plan, PlanError, Space};
+use crate::policy::locality::{binning, chunked, flux, flux_approx, signature, Group, Plan, PlanError, Space};
 use crate::rng::XorShift;
 use crate::sync::{AtomicU64, Ordering};
 use crate::taskgraph::SpaceRecord;
@@ -40,6 +40,7 @@ enum Hint<'a> {
     None,
     Random(u64),
     Flux([u64; 3]),
+    FluxApprox,
     Bins(&'a (dyn Fn([usize; 3]) -> u64 + Sync), u64, u64),
     Signatures(&'a [signature::Signature]),
     Schedule(&'a Plan),
@@ -76,7 +77,8 @@ enum Hint<'a> {
 pub struct TaskSpace<'a> {
     space: Result<Space, PlanError>,
     hint: Hint<'a>,
-    stealing: Stealing,
+    /// `None`: the pool's policy's `space-steal` option.
+    stealing: Option<Stealing>,
     replay: Option<&'a mut Replay>,
 }
 
@@ -102,6 +104,8 @@ pub struct TaskSpace<'a> {
 #[derive(Debug, Default)]
 pub struct Replay {
     plan: Option<Plan>,
+    /// The sharing vector the kept plan was made with (flux only).
+    sharing: Option<[u64; 3]>,
 }
 
 impl Replay {
@@ -137,6 +141,9 @@ pub struct SpaceRun {
     pub plan_ns: u64,
     /// Whether the plan came from a [`Replay`] instead of being made.
     pub replayed: bool,
+    /// The sharing vector the flux manager used (given, or found by
+    /// [`TaskSpace::flux_approx`]'s samples); `None` for other managers.
+    pub sharing: Option<[u64; 3]>,
 }
 
 /// The extents a task space may be given: `[nx]`, `[nx, ny]`, `[nx, ny, nz]`.
@@ -161,7 +168,7 @@ impl<'a> TaskSpace<'a> {
     /// dimensions). A zero extent or more than `u32::MAX` tasks is reported
     /// by [`TaskSpace::run`].
     pub fn new(extents: impl Extents) -> TaskSpace<'a> {
-        TaskSpace { space: Space::new(extents.extents()), hint: Hint::None, stealing: Stealing::Baseline, replay: None }
+        TaskSpace { space: Space::new(extents.extents()), hint: Hint::None, stealing: None, replay: None }
     }
 
     /// Group tasks at random (the thesis's locality-oblivious reference).
@@ -174,6 +181,40 @@ impl<'a> TaskSpace<'a> {
     /// neighbours along x, y and z share (thesis §5.3.1, the flux manager).
     pub fn flux(mut self, sharing: [u64; 3]) -> Self {
         self.hint = Hint::Flux(sharing);
+        self
+    }
+
+    /// The flux manager with a sharing vector found by sample tasks (thesis
+    /// §5.5.1, `LMFlux_ApproxSharingVec`): `run` first runs the tasks
+    /// `(0,0,0)`, `(1,0,0)`, `(1,1,0)`, `(1,1,1)` on the calling thread, one
+    /// after the other, and takes as the sharing along each dimension the
+    /// lines the task that stepped along it shares with the samples before
+    /// it, from the footprints the tasks declare with
+    /// [`crate::record::read`] / [`crate::record::write`] (the thesis reads
+    /// cache-hit counters, which this machine does not offer; see
+    /// [`flux_approx`]). The samples then count as run: the section runs the
+    /// other tasks. Tasks that declare nothing give `[1, 1, 1]`.
+    /// [`SpaceRun::sharing`] reports the vector used. A replayed plan
+    /// ([`TaskSpace::replay`]) samples nothing.
+    ///
+    /// ```
+    /// use finegrain::TaskSpace;
+    /// // Rows of a 64-row image, 256 f32 per row: task (i, j) reads rows
+    /// // j-1..=j+1 of column block i, so y-neighbours share 2 rows.
+    /// let img = vec![0f32; 256 * 64];
+    /// let info = TaskSpace::new([4, 64])
+    ///     .flux_approx()
+    ///     .run(|[i, j, _]| {
+    ///         for r in j.saturating_sub(1)..=(j + 1).min(63) {
+    ///             finegrain::record::read(&img[r * 256 + i * 64..r * 256 + i * 64 + 64]);
+    ///         }
+    ///     })
+    ///     .unwrap();
+    /// let [sx, sy, _] = info.sharing.unwrap();
+    /// assert!(sy > sx, "{sy} lines shared along y, {sx} along x");
+    /// ```
+    pub fn flux_approx(mut self) -> Self {
+        self.hint = Hint::FluxApprox;
         self
     }
 
@@ -208,24 +249,36 @@ impl<'a> TaskSpace<'a> {
         self
     }
 
-    /// How idle workers steal (thesis chapter 6; default: the baseline).
+    /// How idle workers steal (thesis chapter 6). Default: the pool
+    /// policy's `space-steal` option (e.g. `ws:space-steal=recursive`),
+    /// whose default is the baseline.
     pub fn stealing(mut self, scheme: Stealing) -> Self {
-        self.stealing = scheme;
+        self.stealing = Some(scheme);
         self
     }
 
-    /// The plan this section would run with `workers` workers.
+    /// The plan this section would run with `workers` workers that share no
+    /// cache ([`TaskSpace::plan_for`] with no tiles).
     pub fn plan(&self, workers: usize) -> Result<Plan, PlanError> {
+        self.plan_for(workers, &[])
+    }
+
+    /// The plan this section would run with `workers` workers, `tiles[w]`
+    /// naming the cache (an L2) worker `w` shares with others; `run` passes
+    /// the pool's ([`crate::topology::Topology::tiles`]).
+    pub fn plan_for(&self, workers: usize, tiles: &[usize]) -> Result<Plan, PlanError> {
         let space = self.space.clone()?;
         match &self.hint {
             Hint::None => chunked::baseline(space, workers),
             Hint::Random(seed) => chunked::random(space, workers, *seed),
-            Hint::Flux(s) => flux::plan(space, *s, workers, &[]),
+            Hint::Flux(s) => flux::plan(space, *s, workers, tiles),
+            // Without samples (`run` takes them): no preference.
+            Hint::FluxApprox => flux::plan(space, [1, 1, 1], workers, tiles),
             Hint::Bins(map, min, max) => {
                 let keys: Vec<u64> = (0..space.len()).map(|i| map(space.point(i))).collect();
-                binning::plan(space, &keys, *min, *max, workers, &[])
+                binning::plan(space, &keys, *min, *max, workers, tiles)
             }
-            Hint::Signatures(sigs) => signature::plan(space, sigs, workers, &[]),
+            Hint::Signatures(sigs) => signature::plan(space, sigs, workers, tiles),
             Hint::Schedule(plan) => {
                 plan.check(space)?;
                 Ok((*plan).clone())
@@ -246,16 +299,42 @@ impl<'a> TaskSpace<'a> {
             return self.record(space, &body);
         }
         let manager = self.manager();
+        let first_panic: Mutex<Option<Box<dyn std::any::Any + Send>>> = Mutex::new(None);
         let kept = self.replay.as_deref_mut().and_then(|r| r.plan.take()).filter(|p| p.space == space && p.workers() == workers && p.manager == manager);
         let replayed = kept.is_some();
+        let mut sharing = match (&self.hint, &self.replay) {
+            (Hint::Flux(s), _) => Some(*s),
+            (Hint::FluxApprox, Some(r)) if replayed => r.sharing,
+            _ => None,
+        };
+        // flux_approx: run the samples here, one after the other, and plan
+        // with what they share (thesis §5.5.1); they are then skipped.
+        let mut skip = Vec::new();
+        if matches!(self.hint, Hint::FluxApprox) && !replayed {
+            let samples = flux_approx::samples(space);
+            let lines: Vec<Vec<u64>> = samples
+                .iter()
+                .map(|&p| {
+                    let (r, lines) = crate::record::probe(|| panic::catch_unwind(AssertUnwindSafe(|| body(p))));
+                    if let Err(e) = r {
+                        first_panic.lock().unwrap_or_else(|e| e.into_inner()).get_or_insert(e);
+                    }
+                    lines
+                })
+                .collect();
+            let v = flux_approx::vector(space, &lines);
+            self.hint = Hint::Flux(v);
+            sharing = Some(v);
+            skip = samples.iter().map(|&p| space.index(p)).collect();
+        }
+        let (tiles, pool_steal) = crate::pool::current_space_setup();
         let plan = match kept {
             Some(p) => p,
-            None => self.plan(workers)?,
+            None => self.plan_for(workers, &tiles)?,
         };
         let plan_ns = t0.elapsed().as_nanos() as u64;
-        let section = Section::new(&plan, self.stealing);
+        let section = Section::new(&plan, self.stealing.unwrap_or(pool_steal), tiles, skip);
         let drivers = plan.workers().max(1);
-        let first_panic: Mutex<Option<Box<dyn std::any::Any + Send>>> = Mutex::new(None);
         let counts: Mutex<(usize, usize)> = Mutex::new((0, 0));
         let drive = || {
             let (stolen, steals) = section.drive(&body, &first_panic);
@@ -273,10 +352,11 @@ impl<'a> TaskSpace<'a> {
             panic::resume_unwind(p);
         }
         let (stolen, steals) = counts.into_inner().unwrap_or_else(|e| e.into_inner());
-        let info = SpaceRun { tasks: plan.space.len(), stolen, steals, manager: plan.manager, plan_ns, replayed };
+        let info = SpaceRun { tasks: plan.space.len(), stolen, steals, manager: plan.manager, plan_ns, replayed, sharing };
         drop(section);
         if let Some(r) = self.replay {
             r.plan = Some(plan);
+            r.sharing = sharing;
         }
         Ok(info)
     }
@@ -303,8 +383,18 @@ impl<'a> TaskSpace<'a> {
         crate::record::wait(latch);
         let d = space.dims();
         let manager = if matches!(hint, SpaceHint::Plan) { self.manager() } else { hint.manager() };
+        // flux_approx: the sharing vector from the sample tasks' recorded
+        // footprints (what the runtime's probe of the samples measures).
+        let hint = match hint {
+            SpaceHint::Flux(_) if matches!(self.hint, Hint::FluxApprox) => {
+                let lines: Vec<Vec<u64>> = flux_approx::samples(space).iter().map(|&p| crate::record::task_lines(tasks[space.index(p)])).collect();
+                SpaceHint::Flux(flux_approx::vector(space, &lines))
+            }
+            h => h,
+        };
+        let sharing = if let SpaceHint::Flux(v) = hint { Some(v) } else { None };
         crate::record::space(SpaceRecord { dims: [d[0] as u32, d[1] as u32, d[2] as u32], hint, tasks });
-        Ok(SpaceRun { tasks: space.len(), stolen: 0, steals: 0, manager, plan_ns: 0, replayed: false })
+        Ok(SpaceRun { tasks: space.len(), stolen: 0, steals: 0, manager, plan_ns: 0, replayed: false, sharing })
     }
 
     /// The hint as a trace records it, checked by planning for one worker.
@@ -317,6 +407,8 @@ impl<'a> TaskSpace<'a> {
                 flux::plan(space, *s, 1, &[])?;
                 SpaceHint::Flux(*s)
             }
+            // Replaced by the vector the samples give once they are recorded.
+            Hint::FluxApprox => SpaceHint::Flux([1, 1, 1]),
             Hint::Bins(map, min, max) => {
                 let keys: Vec<u64> = (0..space.len()).map(|i| map(space.point(i))).collect();
                 binning::plan(space, &keys, *min, *max, 1, &[])?;
@@ -338,7 +430,7 @@ impl<'a> TaskSpace<'a> {
         match &self.hint {
             Hint::None => "baseline",
             Hint::Random(_) => "random",
-            Hint::Flux(_) => "flux",
+            Hint::Flux(_) | Hint::FluxApprox => "flux",
             Hint::Bins(..) => "binning",
             Hint::Signatures(_) => "signature",
             Hint::Schedule(p) => p.manager,
@@ -359,6 +451,10 @@ struct Section<'p> {
     /// Per worker: head (low 32 bits) and tail (high 32 bits) of its positions.
     cursors: Vec<CachePadded<AtomicU64>>,
     stealing: Stealing,
+    /// `tiles[w]`: the shared cache of worker `w` (empty: none known).
+    tiles: Vec<usize>,
+    /// Tasks already run (flux_approx's samples), by linear index.
+    skip: Vec<usize>,
 }
 
 fn pack(head: usize, tail: usize) -> u64 {
@@ -370,7 +466,7 @@ fn unpack(x: u64) -> (usize, usize) {
 }
 
 impl<'p> Section<'p> {
-    fn new(plan: &'p Plan, stealing: Stealing) -> Section<'p> {
+    fn new(plan: &'p Plan, stealing: Stealing, tiles: Vec<usize>, skip: Vec<usize>) -> Section<'p> {
         let seqs: Vec<WorkerSeq> = plan
             .per_worker
             .iter()
@@ -386,7 +482,9 @@ impl<'p> Section<'p> {
             })
             .collect();
         let cursors = seqs.iter().map(|s| CachePadded::new(AtomicU64::new(pack(0, *s.starts.last().expect("starts at 0"))))).collect();
-        Section { plan, seqs, cursors, stealing }
+        // Tiles are for the pool's workers; a replayed plan has as many.
+        let tiles = if tiles.len() == seqs.len() { tiles } else { Vec::new() };
+        Section { plan, seqs, cursors, stealing, tiles, skip }
     }
 
     /// The group of worker `w` holding position `pos`, and the offset in it.
@@ -413,6 +511,13 @@ impl<'p> Section<'p> {
                 p
             }
         }
+    }
+
+    /// The position where the group holding position `pos` of worker `w`
+    /// starts.
+    fn group_start(&self, w: usize, pos: usize) -> usize {
+        let s = &self.seqs[w];
+        s.starts[s.starts.partition_point(|&x| x <= pos) - 1]
     }
 
     /// The pattern scheme's unit at the tail of worker `w`'s sequence.
@@ -453,7 +558,14 @@ impl<'p> Section<'p> {
             if h >= t {
                 return None;
             }
-            let n = steal::amount(self.stealing, t - h, self.unit_at_tail(victim, t));
+            let unit = match self.stealing {
+                Stealing::Recursive => steal::group_unit(h, t, self.group_start(victim, t - 1)),
+                _ => self.unit_at_tail(victim, t),
+            };
+            let n = steal::amount(self.stealing, t - h, unit);
+            if n == 0 {
+                return None;
+            }
             match c.compare_exchange_weak(cur, pack(h, t - n), Ordering::AcqRel, Ordering::Acquire) {
                 Ok(_) => return Some(t - n..t),
                 Err(now) => cur = now,
@@ -462,6 +574,9 @@ impl<'p> Section<'p> {
     }
 
     fn run_one<F: Fn([usize; 3]) + Sync>(&self, body: &F, p: [usize; 3], first_panic: &Mutex<Option<Box<dyn std::any::Any + Send>>>) {
+        if !self.skip.is_empty() && self.skip.contains(&self.plan.space.index(p)) {
+            return;
+        }
         if let Err(e) = panic::catch_unwind(AssertUnwindSafe(|| body(p))) {
             let mut slot = first_panic.lock().unwrap_or_else(|e| e.into_inner());
             slot.get_or_insert(e);
@@ -481,7 +596,7 @@ impl<'p> Section<'p> {
             }
             let first = if workers > 1 { rng.below(workers - 1) } else { 0 };
             let mut got = None;
-            for v in steal::victims(self.stealing, me, workers, first, hint, &[]) {
+            for v in steal::victims(self.stealing, me, workers, first, hint, &self.tiles) {
                 if let Some(r) = self.steal_from(v) {
                     got = Some((v, r));
                     break;

@@ -577,6 +577,22 @@ impl Builder {
         self.g.spaces.push(rec);
     }
 
+    /// The distinct lines task `t`'s work steps written so far touch,
+    /// ascending.
+    pub fn task_lines(&self, t: TaskId) -> Vec<u64> {
+        let mut v: Vec<u64> = Vec::new();
+        for s in self.open[t as usize].iter().flatten() {
+            if let Step::Work { lines, .. } = *s {
+                for r in &self.g.lines[lines.0 as usize..lines.1 as usize] {
+                    v.extend(r.first..r.first + r.count as u64);
+                }
+            }
+        }
+        v.sort_unstable();
+        v.dedup();
+        v
+    }
+
     pub fn meta_mut(&mut self) -> &mut Meta {
         &mut self.g.meta
     }

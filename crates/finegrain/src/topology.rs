@@ -126,6 +126,26 @@ impl Topology {
         let n = self.cpus.len();
         self.dist[a % n][b % n]
     }
+
+    /// Which workers of an `n`-worker pool share a cache no farther than
+    /// L2 (distance 2 or less: one CPU, SMT siblings, a shared L2): the
+    /// `tiles` the locality managers group for (Yoo, thesis, §5.3.1 step 4:
+    /// consecutive groups go to threads of one tile). `tiles[w]` is the
+    /// lowest worker index of `w`'s tile. With private L2s (or no sysfs)
+    /// every worker whose CPU is its own is a tile of one; workers placed on
+    /// one CPU (more workers than CPUs) share its tile.
+    pub fn tiles(&self, n: usize) -> Vec<usize> {
+        // Tiles of the CPUs the workers use (O(cpus^2), not O(n^2)): worker
+        // `w` runs on CPU index `w % cpus`, and worker `c < cpus` on CPU `c`.
+        let m = n.min(self.cpus.len());
+        let mut cpu_tile: Vec<usize> = (0..m).collect();
+        for c in 0..m {
+            if let Some(first) = (0..c).find(|&v| self.dist[v][c] <= 2) {
+                cpu_tile[c] = cpu_tile[first];
+            }
+        }
+        (0..n).map(|w| cpu_tile[w % self.cpus.len()]).collect()
+    }
 }
 
 #[cfg(test)]
@@ -135,6 +155,25 @@ mod tests {
     fn parses_cpu_lists() {
         assert_eq!(parse_list("0-3,8,10-11\n"), vec![0, 1, 2, 3, 8, 10, 11]);
         assert_eq!(parse_list(""), Vec::<usize>::new());
+    }
+    #[test]
+    fn tiles_group_workers_sharing_an_l2() {
+        // Two tiles of two CPUs sharing an L2 (distance 2), 3 between tiles.
+        let d = |a: usize, b: usize| {
+            if a == b {
+                0
+            } else if a / 2 == b / 2 {
+                2
+            } else {
+                3
+            }
+        };
+        let t = Topology::from_distances((0..4).map(|i| (0..4).map(|j| d(i, j)).collect()).collect());
+        assert_eq!(t.tiles(4), vec![0, 0, 2, 2]);
+        // Six workers on four CPUs: workers 4 and 5 share CPUs 0 and 1.
+        assert_eq!(t.tiles(6), vec![0, 0, 2, 2, 0, 0]);
+        // Distance 1 (SMT siblings) is within a tile.
+        assert_eq!(Topology::flat(3).tiles(3), vec![0, 0, 0]);
     }
     #[test]
     fn detect_is_consistent() {

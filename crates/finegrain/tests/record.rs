@@ -301,7 +301,9 @@ fn task_spaces_record_one_task_per_point() {
 #[test]
 fn task_spaces_record_their_hints_and_tasks_in_index_order() {
     use finegrain::policy::locality::signature::Signature;
-    let data = vec![0u64; 5 * 4 * 2 * 8];
+    let buf = vec![0u64; 5 * 4 * 2 * 8 + 16];
+    // Line-aligned, so that every point's 8 words are one line.
+    let data = &buf[(64 - buf.as_ptr() as usize % 64) % 64 / 8..];
     let sigs: Vec<Signature> = (0..40)
         .map(|i| {
             let mut s = [0u64; 16];
@@ -322,6 +324,15 @@ fn task_spaces_record_their_hints_and_tasks_in_index_order() {
         finegrain::TaskSpace::new([5, 4, 2]).bins(&map, 0, 6).run(body).unwrap();
         finegrain::TaskSpace::new([5, 4, 2]).signatures(&sigs).run(body).unwrap();
         finegrain::TaskSpace::new([5, 4, 2]).schedule(&plan).run(body).unwrap();
+        // Each task also reads the line of its x-neighbour: x shares 1 line.
+        let r = finegrain::TaskSpace::new([5, 4, 2])
+            .flux_approx()
+            .run(|[i, j, k]| {
+                let p = i + 5 * (j + 4 * k);
+                record::read(&data[8 * p..8 * p + 16]);
+            })
+            .unwrap();
+        assert_eq!(r.sharing, Some([1, 0, 0]));
         // Bad hints are refused while recording as when running.
         assert!(finegrain::TaskSpace::new([5, 4, 2]).signatures(&sigs[..3]).run(body).is_err());
         assert!(finegrain::TaskSpace::new([5, 4, 2]).bins(&map, 0, 3).run(body).is_err());
@@ -329,7 +340,8 @@ fn task_spaces_record_their_hints_and_tasks_in_index_order() {
     .unwrap();
     g.validate().unwrap();
     let hints: Vec<&str> = g.spaces.iter().map(|s| s.hint.manager()).collect();
-    assert_eq!(hints, ["baseline", "random", "flux", "binning", "signature", "plan"]);
+    assert_eq!(hints, ["baseline", "random", "flux", "binning", "signature", "plan", "flux"]);
+    assert_eq!(g.spaces[6].hint, SpaceHint::Flux([1, 0, 0]), "flux_approx records the vector its samples give");
     assert_eq!(g.spaces[1].hint, SpaceHint::Random(99));
     let keys: Vec<u64> = (0..40).map(|i| map([i % 5, (i / 5) % 4, i / 20])).collect();
     assert_eq!(g.spaces[3].hint, SpaceHint::Bins { keys, min: 0, max: 6 });
@@ -338,7 +350,7 @@ fn task_spaces_record_their_hints_and_tasks_in_index_order() {
         let w = g.steps_of(t).iter().find_map(|s| if let Step::Work { lines, .. } = s { Some(*lines) } else { None }).unwrap();
         g.lines_of(w)[0].first
     };
-    for sp in &g.spaces {
+    for sp in &g.spaces[..6] {
         assert_eq!(sp.dims, [5, 4, 2]);
         assert_eq!(sp.tasks.len(), 40);
         let base = first_line(sp.tasks[0]);

@@ -269,6 +269,28 @@ mod tests {
         assert_eq!(inst.sharing(), [36, 12, 0]);
     }
 
+    /// `flux_approx` (thesis §5.5.1) finds, from the tasks' declared
+    /// footprints, a vector that ranks the dimensions as the geometry does,
+    /// within a line per row of the declared one.
+    #[test]
+    fn flux_approx_ranks_dimensions_as_the_geometry_does() {
+        let inst = ConvInstance::generate(256, 256, 32, 1, 1, true);
+        let pool = finegrain::Pool::new(2, "ws").unwrap();
+        let src = inst.padded.clone();
+        let mut dst = inst.padded.clone();
+        let dst = SharedMut::new(&mut dst);
+        let info = pool.install(|| TaskSpace::new(inst.blocks()).flux_approx().run(|p| inst.task(&src, &dst, p))).unwrap();
+        let found = info.sharing.unwrap();
+        let declared = inst.sharing();
+        assert_eq!(
+            finegrain::policy::locality::flux::by_sharing(found),
+            finegrain::policy::locality::flux::by_sharing(declared),
+            "{found:?} vs {declared:?}"
+        );
+        // Along x one line per row, two where the shared columns straddle a line.
+        assert!(found[0] >= declared[0] && found[0] <= 2 * declared[0], "{found:?} vs {declared:?}");
+    }
+
     #[test]
     fn hinted_and_unhinted_match_serial() {
         let pool = finegrain::Pool::new(3, "ws").unwrap();

@@ -26,6 +26,7 @@
 //! tasks a victim sends ([`Adm::burst`]) and whether a worker hands a task
 //! straight to a sleeping one ([`hand_to_sleeper`]).
 
+use super::locality::steal::Stealing;
 use super::{Idle, OptionInfo, Order, Policy, PolicyInfo, PolicyKind, Registration, Spec};
 use crate::error::Error;
 use std::ops::Range;
@@ -505,6 +506,7 @@ fn build(spec: &mut Spec<'_>, hier: bool) -> Result<Policy, Error> {
         kind: PolicyKind::Adm(Adm { radix, burst, dedicated_manager }),
         order,
         idle: Idle::with_spin(spin),
+        space_steal: Stealing::Baseline,
     })
 }
 

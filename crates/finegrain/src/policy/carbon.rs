@@ -20,6 +20,7 @@
 //!
 //! This file holds the decisions; `unit/` carries them out.
 
+use super::locality::steal::Stealing;
 use super::{Idle, OptionInfo, Order, Policy, PolicyInfo, PolicyKind, Registration, Spec, UnitPolicy};
 use crate::error::Error;
 
@@ -105,6 +106,7 @@ fn build(spec: &mut Spec<'_>) -> Result<Policy, Error> {
         kind: PolicyKind::Unit(UnitPolicy::Carbon(Carbon { deque, prefetch })),
         order: Order::Lifo,
         idle: Idle::with_spin(spin),
+        space_steal: Stealing::Baseline,
     })
 }
 

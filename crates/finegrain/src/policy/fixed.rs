@@ -17,6 +17,7 @@
 //! These are the decisions; the runtime (`fixed/`) and the simulator
 //! (`finegrain-sim`, `engine/fixed.rs`) both carry them out.
 
+use super::locality::steal::Stealing;
 use super::{Idle, OptionInfo, Order, Policy, PolicyInfo, PolicyKind, Registration, Spec};
 use crate::error::Error;
 use std::ops::Range;
@@ -70,7 +71,7 @@ pub(crate) static REGISTRATION: Registration = Registration {
 
 fn build(spec: &mut Spec<'_>) -> Result<Policy, Error> {
     let spin = spec.int("spin", 0, 100_000, 64)? as u32;
-    Ok(Policy { name: "static", kind: PolicyKind::Fixed, order: Order::Lifo, idle: Idle::with_spin(spin) })
+    Ok(Policy { name: "static", kind: PolicyKind::Fixed, order: Order::Lifo, idle: Idle::with_spin(spin), space_steal: Stealing::Baseline })
 }
 
 #[cfg(test)]

@@ -154,6 +154,10 @@ pub struct Policy {
     pub kind: PolicyKind,
     pub order: Order,
     pub idle: Idle,
+    /// How idle workers steal inside a task space (`crate::TaskSpace`)
+    /// unless the section chooses: the option `space-steal`, common to every
+    /// policy (Yoo, thesis, chapter 6; [`locality::steal`]).
+    pub space_steal: locality::steal::Stealing,
 }
 
 impl Default for Policy {
@@ -176,15 +180,27 @@ impl Policy {
             .iter()
             .find(|r| r.info.name == spec.name)
             .ok_or_else(|| Error::UnknownPolicy { given: spec.name.to_string(), valid: REGISTERED.iter().map(|r| r.info.name).collect() })?;
-        let opts: Vec<&'static str> = reg.info.options.iter().map(|o| o.name).collect();
+        let opts: Vec<&'static str> = reg.info.options.iter().chain(COMMON_OPTIONS).map(|o| o.name).collect();
         let mut spec = spec.for_policy(reg.info.name);
-        let policy = (reg.build)(&mut spec)?;
+        let mut policy = (reg.build)(&mut spec)?;
+        let names: Vec<&'static str> = locality::steal::Stealing::ALL.iter().map(|s| s.name()).collect();
+        let steal = spec.choice("space-steal", &names, "baseline")?;
+        policy.space_steal = locality::steal::Stealing::parse(steal).expect("a listed scheme");
         spec.finish(&opts)?;
         Ok(policy)
     }
 
-    /// The spec with every option spelled out, as recorded in reports.
+    /// The spec with every option spelled out, as recorded in reports (the
+    /// common `space-steal` only where it is not the default).
     pub fn canonical(&self) -> String {
+        let mut s = self.canonical_own();
+        if self.space_steal != locality::steal::Stealing::Baseline {
+            s.push_str(&format!(",space-steal={}", self.space_steal.name()));
+        }
+        s
+    }
+
+    fn canonical_own(&self) -> String {
         let order = match self.order {
             Order::Lifo => "lifo",
             Order::Fifo => "fifo",
@@ -221,6 +237,15 @@ impl Policy {
     pub fn mechanism(&self) -> Mechanism {
         self.kind.mechanism()
     }
+
+    /// Whether a decision of this policy depends on which CPU a worker runs
+    /// on (hardware distance or shared caches: `ws:victim=nearest`, a
+    /// `space-steal` scheme other than the baseline): a pool pins its
+    /// workers by default then.
+    pub fn uses_topology(&self) -> bool {
+        let nearest = matches!(self.kind, PolicyKind::Ws(w) if w.victim == VictimKind::Nearest);
+        nearest || self.space_steal != locality::steal::Stealing::Baseline
+    }
 }
 
 impl std::str::FromStr for Policy {
@@ -253,6 +278,14 @@ pub struct OptionInfo {
     pub default: &'static str,
     pub help: &'static str,
 }
+
+/// Options every policy takes, beside its own ([`PolicyInfo::options`]).
+pub static COMMON_OPTIONS: &[OptionInfo] = &[OptionInfo {
+    name: "space-steal",
+    values: "baseline | nearest | pattern | recursive",
+    default: "baseline",
+    help: "how idle workers steal inside a task space that does not choose (Yoo's thesis, chapter 6)",
+}];
 
 /// One policy's entry in the registry.
 pub(crate) struct Registration {
@@ -301,6 +334,13 @@ mod tests {
             assert_eq!(Policy::parse(&p.canonical()).unwrap(), p, "{spec} -> {}", p.canonical());
         }
         assert!(Policy::parse("sw-hier:order=serial").is_err());
+        let p = Policy::parse("adm-hier:space-steal=recursive").unwrap();
+        assert_eq!(p.space_steal, locality::steal::Stealing::Recursive);
+        assert_eq!(Policy::parse(&p.canonical()).unwrap(), p, "{}", p.canonical());
+        assert!(p.uses_topology() && Policy::parse("ws:victim=nearest").unwrap().uses_topology());
+        assert!(!Policy::parse("ws").unwrap().uses_topology() && !Policy::parse("adm-central").unwrap().uses_topology());
+        let e = Policy::parse("ws:space-steal=greedy").unwrap_err().to_string();
+        assert!(e.contains("greedy") && e.contains("recursive"), "{e}");
         assert!(Policy::parse("carbon:deque=0").is_err());
     }
 

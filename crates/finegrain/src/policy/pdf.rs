@@ -14,6 +14,7 @@
 //!
 //! This file holds the decisions (the serial positions); `unit/` carries them out.
 
+use super::locality::steal::Stealing;
 use super::{Idle, OptionInfo, Order, Policy, PolicyInfo, PolicyKind, Registration, Spec, UnitPolicy};
 use crate::error::Error;
 
@@ -88,7 +89,13 @@ pub(crate) static REGISTRATION: Registration = Registration {
 
 fn build(spec: &mut Spec<'_>) -> Result<Policy, Error> {
     let spin = spec.int("spin", 0, 100_000, 64)? as u32;
-    Ok(Policy { name: "pdf", kind: PolicyKind::Unit(UnitPolicy::Pdf), order: Order::Lifo, idle: Idle::with_spin(spin) })
+    Ok(Policy {
+        name: "pdf",
+        kind: PolicyKind::Unit(UnitPolicy::Pdf),
+        order: Order::Lifo,
+        idle: Idle::with_spin(spin),
+        space_steal: Stealing::Baseline,
+    })
 }
 
 #[cfg(test)]

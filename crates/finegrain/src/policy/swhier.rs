@@ -10,6 +10,7 @@
 //! LIFO, or priority (given at spawn or enqueue, `finegrain::with_priority`).
 //! This file holds the decisions; `unit/` carries them out.
 
+use super::locality::steal::Stealing;
 use super::unit::GlobalOrder;
 use super::{Idle, OptionInfo, Order, Policy, PolicyInfo, PolicyKind, Registration, Spec, UnitPolicy};
 use crate::error::Error;
@@ -78,6 +79,7 @@ fn build(spec: &mut Spec<'_>) -> Result<Policy, Error> {
         kind: PolicyKind::Unit(UnitPolicy::SwHier(SwHier { private, order })),
         order: Order::Lifo,
         idle: Idle::with_spin(spin),
+        space_steal: Stealing::Baseline,
     })
 }
 

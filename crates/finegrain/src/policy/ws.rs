@@ -7,6 +7,7 @@
 //! from the nearest neighbour; our default victim is random (the Cilk choice),
 //! which does better on machines whose topology sysfs does not describe.
 
+use super::locality::steal::Stealing;
 use super::{Idle, OptionInfo, Order, Policy, PolicyInfo, PolicyKind, Registration, Spec, StealAmount, VictimKind};
 use crate::error::Error;
 
@@ -62,5 +63,5 @@ fn build(spec: &mut Spec<'_>) -> Result<Policy, Error> {
     };
     let radix = spec.int("radix", 2, 1024, 8)?;
     let spin = spec.int("spin", 0, 100_000, 64)? as u32;
-    Ok(Policy { name: "ws", kind: PolicyKind::Ws(Ws { victim, steal, radix }), order, idle: Idle::with_spin(spin) })
+    Ok(Policy { name: "ws", kind: PolicyKind::Ws(Ws { victim, steal, radix }), order, idle: Idle::with_spin(spin), space_steal: Stealing::Baseline })
 }

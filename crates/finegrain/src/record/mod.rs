@@ -79,25 +79,39 @@
 //! and graph nodes that add nodes while the graph runs (refused).
 
 mod clock;
+mod probe;
 mod state;
 
 pub use state::{LINE_CAP, LOOP_THREADS, MAX_LEAVES};
-pub(crate) use state::{edge, fold, join, new_latch, node_task, run_as, space, spawn_existing, spawn_task, switch_to, wait};
+pub(crate) use probe::probe;
+pub(crate) use state::{edge, fold, join, new_latch, node_task, run_as, space, spawn_existing, spawn_task, switch_to, task_lines, wait};
 
 use crate::taskgraph::{Meta, TaskGraph};
 use state::Recorder;
 use std::cell::{Cell, RefCell};
 use std::panic::{self, AssertUnwindSafe};
 
+/// `FLAGS` bits: this thread records (`record`), or probes footprints
+/// (`probe`, for `TaskSpace::flux_approx`).
+const RECORDING: u8 = 1;
+const PROBING: u8 = 2;
+
 thread_local! {
-    static ACTIVE: Cell<bool> = const { Cell::new(false) };
+    static FLAGS: Cell<u8> = const { Cell::new(0) };
     static REC: RefCell<Option<Recorder>> = const { RefCell::new(None) };
 }
 
 /// Is this thread recording?
 #[inline]
 pub fn active() -> bool {
-    ACTIVE.with(|a| a.get())
+    FLAGS.with(|a| a.get() & RECORDING != 0)
+}
+
+/// Does a footprint declaration go anywhere (recording or probing)? One
+/// thread-local load, as `active` was before probing existed.
+#[inline]
+fn declaring() -> bool {
+    FLAGS.with(|a| a.get() != 0)
 }
 
 /// Why a recording could not be made.
@@ -145,9 +159,9 @@ pub fn record<R>(meta: Meta, f: impl FnOnce() -> R) -> Result<(R, TaskGraph), Re
         return Err(RecordError::Nested);
     }
     REC.with(|r| *r.borrow_mut() = Some(Recorder::new(meta)));
-    ACTIVE.with(|a| a.set(true));
+    FLAGS.with(|a| a.set(a.get() | RECORDING));
     let out = panic::catch_unwind(AssertUnwindSafe(f));
-    ACTIVE.with(|a| a.set(false));
+    FLAGS.with(|a| a.set(a.get() & !RECORDING));
     let rec = REC.with(|r| r.borrow_mut().take()).expect("the recorder outlives the recording");
     let v = match out {
         Ok(v) => v,
@@ -160,7 +174,7 @@ pub fn record<R>(meta: Meta, f: impl FnOnce() -> R) -> Result<(R, TaskGraph), Re
 /// Declare that the running task reads `data` (no-op unless recording).
 #[inline]
 pub fn read<T>(data: &[T]) {
-    if active() {
+    if declaring() {
         touch(data.as_ptr() as usize, std::mem::size_of_val(data), false);
     }
 }
@@ -168,7 +182,7 @@ pub fn read<T>(data: &[T]) {
 /// Declare that the running task writes `data` (no-op unless recording).
 #[inline]
 pub fn write<T>(data: &[T]) {
-    if active() {
+    if declaring() {
         touch(data.as_ptr() as usize, std::mem::size_of_val(data), true);
     }
 }
@@ -189,13 +203,16 @@ pub fn write<T>(data: &[T]) {
 /// ```
 #[inline]
 pub fn declare(f: impl FnOnce()) {
-    if active() {
+    if declaring() {
         declare_now(f)
     }
 }
 
 #[inline(never)]
 fn declare_now(f: impl FnOnce()) {
+    if !active() {
+        return f(); // probing: no task cost to leave out
+    }
     let t0 = clock::now();
     let outer = state::with(|r| std::mem::replace(&mut r.declaring, true));
     // Restore the flag even if `f` panics (the panic then leaves `record`).
@@ -212,16 +229,21 @@ fn declare_now(f: impl FnOnce()) {
     f();
 }
 
-/// Declare `bytes` bytes at `addr` read or written (no-op unless recording).
+/// Declare `bytes` bytes at `addr` read or written (no-op unless recording
+/// or probing).
 #[inline(never)]
 pub fn touch(addr: usize, bytes: usize, write: bool) {
-    if active() && bytes > 0 {
-        let t0 = clock::now();
-        state::with(|r| {
-            r.touch(addr, bytes, write);
-            r.exclude_since(t0);
-        });
+    if bytes == 0 || !declaring() {
+        return;
     }
+    if !active() {
+        return probe::touch(addr, bytes);
+    }
+    let t0 = clock::now();
+    state::with(|r| {
+        r.touch(addr, bytes, write);
+        r.exclude_since(t0);
+    });
 }
 
 /// Declare the elements `data[i]` for each `i` of `indices` read (a gather:
@@ -234,6 +256,11 @@ pub fn touch(addr: usize, bytes: usize, write: bool) {
 #[inline(never)]
 pub fn read_elements<T>(data: &[T], indices: impl Iterator<Item = usize>) {
     if !active() {
+        if declaring() {
+            for i in indices {
+                probe::touch(&data[i] as *const T as usize, std::mem::size_of::<T>());
+            }
+        }
         return;
     }
     let t0 = clock::now();

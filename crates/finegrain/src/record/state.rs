@@ -182,6 +182,11 @@ pub(crate) fn space(rec: SpaceRecord) {
     with(|r| r.b.space(rec))
 }
 
+/// The distinct lines task `t` has touched so far, ascending.
+pub(crate) fn task_lines(t: TaskId) -> Vec<u64> {
+    with(|r| r.b.task_lines(t))
+}
+
 /// A graph edge.
 pub(crate) fn edge(from: TaskId, to: TaskId) {
     with(|r| r.b.edge(from, to))

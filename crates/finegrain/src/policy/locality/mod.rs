@@ -16,6 +16,7 @@
 //! | baseline | none: one contiguous chunk per worker | §5.4.1 | [`chunked`] |
 //! | random | none: a random partition, random order | §4.4.1 | [`chunked`] |
 //! | flux | sharing vector (lines shared by neighbours along x, y, z) | §5.3.1 | [`flux`] |
+//! | flux, approximated | none: sample tasks' shared lines ([`flux_approx`]) | §5.5.1 | [`flux_approx`] |
 //! | binning | a map from task to data key, with its range | §5.3.2 | [`binning`] |
 //! | signature | a 1,024-bit signature of touched addresses per task | §5.3.3 | [`signature`] |
 //!
@@ -25,6 +26,7 @@
 pub mod binning;
 pub mod chunked;
 pub mod flux;
+pub mod flux_approx;
 pub mod signature;
 pub mod steal;
 

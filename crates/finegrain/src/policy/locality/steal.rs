@@ -17,8 +17,22 @@
 //!   the steal hint, the last victim a steal succeeded on, then workers of
 //!   the same tile, then the others.
 //!
-//! Recursive stealing (§6.3, one queue per cache level) needs queues per
-//! cache level that a task space does not have yet; it is not offered.
+//! - **recursive** (§6.3): the unit is one whole group of the plan (the
+//!   L1 group, 4-32 tasks in the thesis's Table 4.4), taken from the tail of
+//!   the victim's queue, and never the group its owner has started (the
+//!   thesis never steals from a thread's task queue, so there is no
+//!   secondary stealing); victims nearest first: the thief's own tile
+//!   (siblings under one L2), then the others by distance.
+//!
+//! The thesis's recursive stealing keeps one queue per cache (an L1 queue
+//! per thread, an L2 queue per tile, ...) and refills level by level: own
+//! L1 queue, siblings' L1 queues, own L2 queue, siblings' L2 queues. Here a
+//! plan deals every group to a thread, so a tile's L2 queue is the union of
+//! its threads' queues, and "own L2 queue, then siblings' L1 queues" become
+//! one step: the tile's other threads, nearest first. A thief from another
+//! tile also takes one L1 group at a time rather than a whole L2 group; it
+//! comes back for the next group of the same victim first only if the
+//! victims' order puts it there (the pattern scheme's steal hint does that).
 
 use super::worker_order;
 
@@ -33,6 +47,7 @@ pub enum Stealing {
     Baseline,
     Nearest,
     Pattern,
+    Recursive,
 }
 
 impl Stealing {
@@ -41,16 +56,22 @@ impl Stealing {
             Stealing::Baseline => "baseline",
             Stealing::Nearest => "nearest",
             Stealing::Pattern => "pattern",
+            Stealing::Recursive => "recursive",
         }
     }
 
+    /// Every scheme, in the order the docs list them.
+    pub const ALL: [Stealing; 4] = [Stealing::Baseline, Stealing::Nearest, Stealing::Pattern, Stealing::Recursive];
+
     pub fn parse(s: &str) -> Option<Stealing> {
-        [Stealing::Baseline, Stealing::Nearest, Stealing::Pattern].into_iter().find(|x| x.name() == s)
+        Stealing::ALL.into_iter().find(|x| x.name() == s)
     }
 }
 
 /// What the pattern scheme steals as one unit: `unit` tasks (a strip, half
-/// a bin, half a range), or the baseline's half-capped amount if 0.
+/// a bin, half a range), or the baseline's half-capped amount if 0. For the
+/// recursive scheme, the stealable whole group at the tail ([`group_unit`]),
+/// 0 if there is none.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub struct StealUnit(pub usize);
 
@@ -65,6 +86,19 @@ pub fn amount(scheme: Stealing, remaining: usize, unit: StealUnit) -> usize {
             let u = if unit.0 == 0 { remaining.div_ceil(2).min(BASELINE_CAP) } else { unit.0.min(PATTERN_CAP) };
             u.min(remaining)
         }
+        Stealing::Recursive => unit.0.min(remaining),
+    }
+}
+
+/// The recursive scheme's unit at a victim whose queue holds positions
+/// `head..tail`, the last group of which starts at `group_start`: that group
+/// whole, unless its owner has already started it (`head > group_start`):
+/// then nothing, since a started group is the owner's task queue.
+pub fn group_unit(head: usize, tail: usize, group_start: usize) -> StealUnit {
+    if head > group_start || group_start >= tail {
+        StealUnit(0)
+    } else {
+        StealUnit(tail - group_start)
     }
 }
 
@@ -78,7 +112,7 @@ pub fn victims(scheme: Stealing, me: usize, workers: usize, first: usize, hint: 
             let start = if workers > 1 { (me + 1 + first % (workers - 1)) % workers } else { me };
             others(start).collect()
         }
-        Stealing::Nearest | Stealing::Pattern => {
+        Stealing::Nearest | Stealing::Pattern | Stealing::Recursive => {
             let mut v: Vec<usize> = worker_order(workers, tiles).into_iter().filter(|&v| v != me).collect();
             let tile = |w: usize| tiles.get(w).copied();
             let dist = |w: usize| (w as isize - me as isize).unsigned_abs();
@@ -106,6 +140,21 @@ mod tests {
         assert_eq!(amount(Stealing::Pattern, 10, StealUnit(32)), 10);
         assert_eq!(amount(Stealing::Pattern, 1000, StealUnit(500)), PATTERN_CAP);
         assert_eq!(amount(Stealing::Nearest, 0, StealUnit(0)), 0);
+    }
+
+    #[test]
+    fn recursive_takes_whole_unstarted_groups() {
+        // Queue 10..40, last group 30..40: the group whole.
+        assert_eq!(amount(Stealing::Recursive, 30, group_unit(10, 40, 30)), 10);
+        // The owner is inside the last group: nothing (no secondary stealing).
+        assert_eq!(amount(Stealing::Recursive, 5, group_unit(35, 40, 30)), 0);
+        // The owner has not started it (an offline thread): stealable.
+        assert_eq!(amount(Stealing::Recursive, 10, group_unit(30, 40, 30)), 10);
+        assert_eq!(amount(Stealing::Recursive, 0, group_unit(40, 40, 30)), 0);
+        for s in Stealing::ALL {
+            assert_eq!(Stealing::parse(s.name()), Some(s));
+        }
+        assert_eq!(Stealing::parse("greedy"), None);
     }
 
     #[test]
