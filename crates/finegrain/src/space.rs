@@ -29,6 +29,7 @@ use crate::policy::locality::steal::{self, StealUnit, Stealing};
 use crate::policy::locality::{binning, chunked, flux, flux_approx, signature, Group, Plan, PlanError, Space};
 use crate::rng::XorShift;
 use crate::sync::{AtomicU64, Ordering};
+use crate::taskgraph::SpaceRecord;
 use crossbeam_utils::CachePadded;
 use std::ops::Range;
 use std::panic::{self, AssertUnwindSafe};
@@ -295,17 +296,7 @@ impl<'a> TaskSpace<'a> {
         let t0 = std::time::Instant::now();
         let space = self.space.clone()?;
         if crate::record::active() {
-            // Recording (`record/`): one task per point, in index order, so
-            // the trace has every task with its own footprint; the plan is
-            // the simulator's or a later run's to make.
-            self.plan(1)?;
-            let body = &body;
-            crate::scope(|s| {
-                for t in 0..space.len() {
-                    s.spawn(move |_| body(space.point(t)));
-                }
-            });
-            return Ok(SpaceRun { tasks: space.len(), stolen: 0, steals: 0, manager: self.manager(), plan_ns: 0, replayed: false, sharing: None });
+            return self.record(space, &body);
         }
         let manager = self.manager();
         let first_panic: Mutex<Option<Box<dyn std::any::Any + Send>>> = Mutex::new(None);
@@ -368,6 +359,70 @@ impl<'a> TaskSpace<'a> {
             r.sharing = sharing;
         }
         Ok(info)
+    }
+
+    /// `run` while recording (`record/`): one task per point, in index
+    /// order, so the trace has every task with its own footprint, and a
+    /// [`SpaceRecord`] with the extents and hint so that the simulator can
+    /// plan the space; the plan is the simulator's or a later run's to make.
+    /// The hint is checked as `run` checks it, its evaluation (a bins map,
+    /// once per point) left out of the recorded costs.
+    #[cold]
+    fn record<F: Fn([usize; 3]) + Sync>(&self, space: Space, body: &F) -> Result<SpaceRun, PlanError> {
+        use crate::taskgraph::{SpaceHint, TaskKind};
+        let mut hint = Err(PlanError::NoWorkers);
+        crate::record::declare(|| hint = self.recorded_hint(space));
+        let hint = hint?;
+        let latch = crate::record::new_latch();
+        let mut tasks = Vec::with_capacity(space.len());
+        for t in 0..space.len() {
+            let id = crate::record::spawn_task(TaskKind::Scope, latch);
+            tasks.push(id);
+            crate::record::run_as(id, || body(space.point(t)));
+        }
+        crate::record::wait(latch);
+        let d = space.dims();
+        let manager = if matches!(hint, SpaceHint::Plan) { self.manager() } else { hint.manager() };
+        // flux_approx: the sharing vector from the sample tasks' recorded
+        // footprints (what the runtime's probe of the samples measures).
+        let hint = match hint {
+            SpaceHint::Flux(_) if matches!(self.hint, Hint::FluxApprox) => {
+                let lines: Vec<Vec<u64>> = flux_approx::samples(space).iter().map(|&p| crate::record::task_lines(tasks[space.index(p)])).collect();
+                SpaceHint::Flux(flux_approx::vector(space, &lines))
+            }
+            h => h,
+        };
+        let sharing = if let SpaceHint::Flux(v) = hint { Some(v) } else { None };
+        crate::record::space(SpaceRecord { dims: [d[0] as u32, d[1] as u32, d[2] as u32], hint, tasks });
+        Ok(SpaceRun { tasks: space.len(), stolen: 0, steals: 0, manager, plan_ns: 0, replayed: false, sharing })
+    }
+
+    /// The hint as a trace records it, checked by planning for one worker.
+    fn recorded_hint(&self, space: Space) -> Result<crate::taskgraph::SpaceHint, PlanError> {
+        use crate::taskgraph::SpaceHint;
+        Ok(match &self.hint {
+            Hint::None => SpaceHint::None,
+            Hint::Random(seed) => SpaceHint::Random(*seed),
+            Hint::Flux(s) => {
+                flux::plan(space, *s, 1, &[])?;
+                SpaceHint::Flux(*s)
+            }
+            // Replaced by the vector the samples give once they are recorded.
+            Hint::FluxApprox => SpaceHint::Flux([1, 1, 1]),
+            Hint::Bins(map, min, max) => {
+                let keys: Vec<u64> = (0..space.len()).map(|i| map(space.point(i))).collect();
+                binning::plan(space, &keys, *min, *max, 1, &[])?;
+                SpaceHint::Bins { keys, min: *min, max: *max }
+            }
+            Hint::Signatures(sigs) => {
+                signature::plan(space, sigs, 1, &[])?;
+                SpaceHint::Signatures(sigs.to_vec())
+            }
+            Hint::Schedule(plan) => {
+                plan.check(space)?;
+                SpaceHint::Plan
+            }
+        })
     }
 
     /// The name of the manager this section's hint selects.

@@ -20,6 +20,12 @@
 //! Nothing here runs anything: this module is pure data and builds without the
 //! `runtime` feature, like [`crate::policy`], so the simulator links it.
 //!
+//! A task space (`TaskSpace::run`) is recorded as a scope, one `Scope` task
+//! per point in linear-index order, plus a [`SpaceRecord`] in
+//! [`TaskGraph::spaces`] naming those tasks with the space's extents and
+//! locality hint, so that a replay can plan them with a locality manager
+//! (`policy::locality`) instead of scheduling them as an ordinary scope.
+//!
 //! Ids are `u32` indices into the graph's flat vectors; task 0 is the root,
 //! the code that was recorded. Costs are **cycles at one thread** of the
 //! recording machine (its time-stamp counter, or nanoseconds times a nominal
@@ -28,6 +34,7 @@
 //! they do not depend on where the allocator put the data (see
 //! [`Meta::line_map`]).
 
+use crate::policy::locality::signature::Signature;
 use std::ops::Range;
 
 /// Index of a task in [`TaskGraph::tasks`].
@@ -211,6 +218,93 @@ pub struct TaskGraph {
     pub loops: Vec<Loop>,
     /// Number of latches (ids are `0..latches`).
     pub latches: u32,
+    /// The task spaces, in the order they ran.
+    pub spaces: Vec<SpaceRecord>,
+}
+
+/// A recorded task space (Yoo thesis §4.1): extents, hint, and its tasks in
+/// linear-index order (`i + nx * (j + ny * k)`, x innermost).
+#[derive(Clone, Debug, PartialEq)]
+pub struct SpaceRecord {
+    /// `[nx, ny, nz]`, unused dimensions 1.
+    pub dims: [u32; 3],
+    pub hint: SpaceHint,
+    /// One task per point; `tasks[i]` is the point of linear index `i`.
+    pub tasks: Vec<TaskId>,
+}
+
+/// The locality hint a task space ran with (the builder methods of
+/// `TaskSpace`), in the form a manager of `policy::locality` plans from.
+#[derive(Clone, Debug, PartialEq)]
+pub enum SpaceHint {
+    /// No hint: the baseline manager (one contiguous chunk per worker).
+    None,
+    /// `TaskSpace::random(seed)`.
+    Random(u64),
+    /// `TaskSpace::flux(sharing)`: lines shared by neighbours along x, y, z.
+    Flux([u64; 3]),
+    /// `TaskSpace::bins(map, min, max)`: the map evaluated once per task
+    /// (linear-index order), every key in `min..=max`.
+    Bins { keys: Vec<u64>, min: u64, max: u64 },
+    /// `TaskSpace::signatures(sigs)`: one signature per task.
+    Signatures(Vec<Signature>),
+    /// `TaskSpace::schedule(plan)`: an offline plan, not recorded (a replay
+    /// runs the baseline unless it is given a plan for this space).
+    Plan,
+}
+
+impl SpaceHint {
+    /// The manager this hint selects (the names of `Plan::manager`).
+    pub fn manager(&self) -> &'static str {
+        match self {
+            SpaceHint::None => "baseline",
+            SpaceHint::Random(_) => "random",
+            SpaceHint::Flux(_) => "flux",
+            SpaceHint::Bins { .. } => "binning",
+            SpaceHint::Signatures(_) => "signature",
+            SpaceHint::Plan => "plan",
+        }
+    }
+}
+
+impl SpaceRecord {
+    /// Number of tasks the extents make (saturating at `u64::MAX`).
+    pub fn len(&self) -> u64 {
+        self.dims.iter().fold(1u64, |a, &d| a.saturating_mul(d as u64))
+    }
+
+    /// Never true for a valid record (every extent is at least 1).
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The record's own rules: extents at least 1, one task per point, hints
+    /// with one entry per task and keys in their range.
+    pub fn check(&self) -> Result<(), String> {
+        if let Some(d) = self.dims.iter().position(|&d| d == 0) {
+            return Err(format!("dimension {d} is zero"));
+        }
+        let n = self.len();
+        if n != self.tasks.len() as u64 {
+            return Err(format!("extents {:?} make {n} tasks, but it lists {}", self.dims, self.tasks.len()));
+        }
+        match &self.hint {
+            SpaceHint::Bins { keys, min, max } => {
+                if keys.len() != self.tasks.len() {
+                    return Err(format!("{} bin keys for {} tasks", keys.len(), self.tasks.len()));
+                }
+                if min > max {
+                    return Err(format!("bin key range {min}..={max} is empty"));
+                }
+                if let Some(i) = keys.iter().position(|k| k < min || k > max) {
+                    return Err(format!("bin key {} of task {i} is outside {min}..={max}", keys[i]));
+                }
+            }
+            SpaceHint::Signatures(s) if s.len() != self.tasks.len() => return Err(format!("{} signatures for {} tasks", s.len(), self.tasks.len())),
+            _ => {}
+        }
+        Ok(())
+    }
 }
 
 /// Why a task graph is not well formed.
@@ -240,6 +334,7 @@ impl TaskGraph {
             edges: Vec::new(),
             loops: Vec::new(),
             latches: 0,
+            spaces: Vec::new(),
         }
     }
 
@@ -288,7 +383,9 @@ impl TaskGraph {
     /// number of edges into a task, latches in range, and loops whose leaves
     /// are leaf tasks. A graph that passes cannot make the simulator index
     /// out of bounds; cycles among graph edges show up as a deadlock the
-    /// simulator reports.
+    /// simulator reports. Task spaces must pass [`SpaceRecord::check`] and
+    /// list tasks that exist, are spawned (not the root, a loop leaf or a
+    /// graph node), and belong to one space once.
     pub fn validate(&self) -> Result<(), GraphError> {
         let n = self.tasks.len();
         let err = |s: String| Err(GraphError(s));
@@ -371,7 +468,33 @@ impl TaskGraph {
                 return err(format!("task {i}: a loop leaf with a latch"));
             }
         }
+        let mut in_space = vec![false; n];
+        for (k, sp) in self.spaces.iter().enumerate() {
+            sp.check().or_else(|e| err(format!("task space {k}: {e}")))?;
+            for &t in &sp.tasks {
+                let Some(task) = self.tasks.get(t as usize) else {
+                    return err(format!("task space {k}: task {t} out of range ({n} tasks)"));
+                };
+                if t == 0 || task.kind == TaskKind::LoopLeaf || task.preds > 0 {
+                    return err(format!("task space {k}: task {t} is the root, a loop leaf or a graph node, not a spawned task"));
+                }
+                if std::mem::replace(&mut in_space[t as usize], true) {
+                    return err(format!("task space {k}: task {t} is in a task space twice"));
+                }
+            }
+        }
         Ok(())
+    }
+
+    /// The task space each task belongs to, if any (`None` for most).
+    pub fn space_of_tasks(&self) -> Vec<Option<u32>> {
+        let mut v = vec![None; self.tasks.len()];
+        for (k, sp) in self.spaces.iter().enumerate() {
+            for &t in &sp.tasks {
+                v[t as usize] = Some(k as u32);
+            }
+        }
+        v
     }
 }
 
@@ -446,6 +569,28 @@ impl Builder {
         let id = self.g.loops.len() as LoopId;
         self.g.loops.push(Loop { first_leaf: first, leaves, grain, iterations });
         (id, first..first + leaves)
+    }
+
+    /// Record a task space over tasks made with [`Builder::task`] (checked
+    /// by [`Builder::finish`]).
+    pub fn space(&mut self, rec: SpaceRecord) {
+        self.g.spaces.push(rec);
+    }
+
+    /// The distinct lines task `t`'s work steps written so far touch,
+    /// ascending.
+    pub fn task_lines(&self, t: TaskId) -> Vec<u64> {
+        let mut v: Vec<u64> = Vec::new();
+        for s in self.open[t as usize].iter().flatten() {
+            if let Step::Work { lines, .. } = *s {
+                for r in &self.g.lines[lines.0 as usize..lines.1 as usize] {
+                    v.extend(r.first..r.first + r.count as u64);
+                }
+            }
+        }
+        v.sort_unstable();
+        v.dedup();
+        v
     }
 
     pub fn meta_mut(&mut self) -> &mut Meta {
@@ -528,6 +673,46 @@ mod tests {
         bad.steps.push(Step::Wait { latch: 9 });
         bad.tasks[0].steps.1 += 1;
         assert!(bad.validate().unwrap_err().0.contains("latch 9"));
+    }
+
+    fn space_of(hint: SpaceHint, dims: [u32; 3]) -> Result<TaskGraph, GraphError> {
+        let mut b = Builder::new(meta());
+        let l = b.latch();
+        let n = dims.iter().product::<u32>();
+        let tasks: Vec<TaskId> = (0..n)
+            .map(|_| {
+                let t = b.task(TaskKind::Scope, Some(l));
+                b.push(0, Step::Spawn { task: t });
+                b.work(t, 10, &[]);
+                t
+            })
+            .collect();
+        b.push(0, Step::Wait { latch: l });
+        b.space(SpaceRecord { dims, hint, tasks });
+        b.finish()
+    }
+
+    #[test]
+    fn task_spaces_validate() {
+        let g = space_of(SpaceHint::Bins { keys: vec![0, 3, 1, 2, 2, 0], min: 0, max: 3 }, [3, 2, 1]).unwrap();
+        assert_eq!(g.space_of_tasks(), vec![None, Some(0), Some(0), Some(0), Some(0), Some(0), Some(0)]);
+        let e = |h, d| space_of(h, d).unwrap_err().0;
+        assert!(e(SpaceHint::None, [3, 0, 1]).contains("dimension 1 is zero"));
+        assert!(e(SpaceHint::Bins { keys: vec![0; 5], min: 0, max: 3 }, [3, 2, 1]).contains("5 bin keys for 6 tasks"));
+        assert!(e(SpaceHint::Bins { keys: vec![0, 0, 9, 0, 0, 0], min: 0, max: 3 }, [3, 2, 1]).contains("outside 0..=3"));
+        assert!(e(SpaceHint::Signatures(vec![[0; 16]; 2]), [3, 1, 1]).contains("2 signatures for 3 tasks"));
+        let mut bad = g.clone();
+        bad.spaces[0].dims = [7, 1, 1];
+        assert!(bad.validate().unwrap_err().0.contains("make 7 tasks, but it lists 6"));
+        let mut bad = g.clone();
+        bad.spaces[0].tasks[1] = 1;
+        assert!(bad.validate().unwrap_err().0.contains("twice"));
+        let mut bad = g.clone();
+        bad.spaces[0].tasks[1] = 0;
+        assert!(bad.validate().unwrap_err().0.contains("the root"));
+        let mut bad = g;
+        bad.spaces[0].tasks[1] = 99;
+        assert!(bad.validate().unwrap_err().0.contains("out of range"));
     }
 
     #[test]

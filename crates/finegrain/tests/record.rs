@@ -3,7 +3,7 @@
 //! misuse is an error.
 
 use finegrain::record::{self, RecordError};
-use finegrain::taskgraph::{LineMap, Meta, Step, TaskGraph, TaskKind};
+use finegrain::taskgraph::{LineMap, Meta, SpaceHint, Step, TaskGraph, TaskKind};
 use std::sync::atomic::{AtomicU64, Ordering};
 
 fn meta() -> Meta {
@@ -286,6 +286,77 @@ fn task_spaces_record_one_task_per_point() {
     assert_eq!(kinds(&g, TaskKind::Scope), 12);
     assert!(g.lines.iter().map(|l| l.count as u64).sum::<u64>() >= 12 * 8);
     g.validate().unwrap();
-    let (r, _) = record::record(meta(), || finegrain::TaskSpace::new([4, 0]).run(|_| {})).unwrap();
+    assert_eq!(g.spaces.len(), 1);
+    assert_eq!(g.spaces[0].dims, [4, 3, 1]);
+    assert_eq!(g.spaces[0].hint, SpaceHint::Flux([8, 1, 0]));
+    let (r, g) = record::record(meta(), || finegrain::TaskSpace::new([4, 0]).run(|_| {})).unwrap();
     assert!(r.is_err());
+    assert!(g.spaces.is_empty() && g.tasks.len() == 1, "a refused space records nothing");
+}
+
+/// Every hint is recorded as the managers plan from it, with the space's
+/// tasks in linear-index order: the task at position `i` declared the line
+/// of point `i` (so the order is checked against the footprints, not
+/// against how the recorder numbers tasks).
+#[test]
+fn task_spaces_record_their_hints_and_tasks_in_index_order() {
+    use finegrain::policy::locality::signature::Signature;
+    let buf = vec![0u64; 5 * 4 * 2 * 8 + 16];
+    // Line-aligned, so that every point's 8 words are one line.
+    let data = &buf[(64 - buf.as_ptr() as usize % 64) % 64 / 8..];
+    let sigs: Vec<Signature> = (0..40)
+        .map(|i| {
+            let mut s = [0u64; 16];
+            s[i % 16] = 1 << (i % 64);
+            s
+        })
+        .collect();
+    let map = |[i, j, k]: [usize; 3]| (i + j * k) as u64 % 7;
+    let plan = finegrain::TaskSpace::new([5, 4, 2]).plan(3).unwrap();
+    let (_, g) = record::record(meta(), || {
+        let body = |[i, j, k]: [usize; 3]| {
+            let p = i + 5 * (j + 4 * k);
+            record::read(&data[8 * p..8 * p + 8]);
+        };
+        finegrain::TaskSpace::new([5, 4, 2]).run(body).unwrap();
+        finegrain::TaskSpace::new([5, 4, 2]).random(99).run(body).unwrap();
+        finegrain::TaskSpace::new([5, 4, 2]).flux([1, 2, 3]).run(body).unwrap();
+        finegrain::TaskSpace::new([5, 4, 2]).bins(&map, 0, 6).run(body).unwrap();
+        finegrain::TaskSpace::new([5, 4, 2]).signatures(&sigs).run(body).unwrap();
+        finegrain::TaskSpace::new([5, 4, 2]).schedule(&plan).run(body).unwrap();
+        // Each task also reads the line of its x-neighbour: x shares 1 line.
+        let r = finegrain::TaskSpace::new([5, 4, 2])
+            .flux_approx()
+            .run(|[i, j, k]| {
+                let p = i + 5 * (j + 4 * k);
+                record::read(&data[8 * p..8 * p + 16]);
+            })
+            .unwrap();
+        assert_eq!(r.sharing, Some([1, 0, 0]));
+        // Bad hints are refused while recording as when running.
+        assert!(finegrain::TaskSpace::new([5, 4, 2]).signatures(&sigs[..3]).run(body).is_err());
+        assert!(finegrain::TaskSpace::new([5, 4, 2]).bins(&map, 0, 3).run(body).is_err());
+    })
+    .unwrap();
+    g.validate().unwrap();
+    let hints: Vec<&str> = g.spaces.iter().map(|s| s.hint.manager()).collect();
+    assert_eq!(hints, ["baseline", "random", "flux", "binning", "signature", "plan", "flux"]);
+    assert_eq!(g.spaces[6].hint, SpaceHint::Flux([1, 0, 0]), "flux_approx records the vector its samples give");
+    assert_eq!(g.spaces[1].hint, SpaceHint::Random(99));
+    let keys: Vec<u64> = (0..40).map(|i| map([i % 5, (i / 5) % 4, i / 20])).collect();
+    assert_eq!(g.spaces[3].hint, SpaceHint::Bins { keys, min: 0, max: 6 });
+    assert_eq!(g.spaces[4].hint, SpaceHint::Signatures(sigs.clone()));
+    let first_line = |t: u32| {
+        let w = g.steps_of(t).iter().find_map(|s| if let Step::Work { lines, .. } = s { Some(*lines) } else { None }).unwrap();
+        g.lines_of(w)[0].first
+    };
+    for sp in &g.spaces[..6] {
+        assert_eq!(sp.dims, [5, 4, 2]);
+        assert_eq!(sp.tasks.len(), 40);
+        let base = first_line(sp.tasks[0]);
+        for (i, &t) in sp.tasks.iter().enumerate() {
+            assert_eq!(g.tasks[t as usize].kind, TaskKind::Scope);
+            assert_eq!(first_line(t), base + i as u64, "task {i} of {}", sp.hint.manager());
+        }
+    }
 }

@@ -1,5 +1,6 @@
-//! The trace file format, version 1: a [`TaskGraph`] as compact,
-//! checksummed binary.
+//! The trace file format, version 2: a [`TaskGraph`] as compact,
+//! checksummed binary. Version 1 (the same without the task spaces) is still
+//! read.
 //!
 //! # Layout
 //!
@@ -13,12 +14,15 @@
 //! | offset | size | field |
 //! |---|---|---|
 //! | 0 | 8 | magic `b"FGTRACE\0"` |
-//! | 8 | 4 | format version, `u32` (this is version [`VERSION`] = 1) |
-//! | 12 | 6 × 8 | byte length of each section, `u64`, in the order meta, tasks, steps, lines, edges, loops |
-//! | 60 | Σ lengths | the six sections, back to back |
+//! | 8 | 4 | format version, `u32` (this build writes version [`VERSION`] = 2) |
+//! | 12 | 7 × 8 | byte length of each section, `u64`, in the order meta, tasks, steps, lines, edges, loops, spaces |
+//! | 68 | Σ lengths | the seven sections, back to back |
 //! | end − 8 | 8 | checksum, `u64`, of every byte before it |
 //!
-//! The file is exactly `60 + Σ lengths + 8` bytes; a reader checks that before
+//! Version 1 has six sections (no spaces), so its table is 6 × 8 bytes and
+//! its sections start at byte 60; it reads as a graph without task spaces.
+//!
+//! The file is exactly `header + Σ lengths + 8` bytes; a reader checks that before
 //! anything else (shorter is *truncated*, longer has *trailing bytes*), then
 //! the checksum, then decodes each section, which must use exactly its
 //! declared length.
@@ -69,6 +73,19 @@
 //! previous loop's leaves` (0 at first), varint `leaves`, varint `grain`,
 //! varint `iterations`.
 //!
+//! **spaces** (version 2): a varint count, then per task space:
+//! - its extents `nx`, `ny`, `nz`, three varints (each fits 32 bits; their
+//!   product is the number of tasks `n`);
+//! - its `n` tasks in linear-index order, each a zvarint `task − (previous
+//!   task + 1)` (previous + 1 = 0 at first), so consecutive tasks cost one
+//!   byte each;
+//! - a varint hint tag and its payload: 0 none; 1 random, varint seed;
+//!   2 flux, three varints (the sharing vector); 3 bins, varint `min`,
+//!   varint `max`, then `n` varints `key − min`; 4 signatures, `n` × 16
+//!   varints (each signature's 64-bit words, word 0 first: an all-zero word
+//!   costs one byte); 5 an offline plan (not recorded). Tags above 5 are
+//!   errors.
+//!
 //! **checksum**: `h = 0xcbf2_9ce4_8422_2325`; for each 8-byte little-endian
 //! word `w` of the bytes before the checksum (the last word zero-padded),
 //! `h = rotl((h ^ w) × 0x9e37_79b9_7f4a_7c15, 29)`; then `h ^= byte length`
@@ -92,16 +109,33 @@
 //! byte offset where the problem was found.
 
 use crate::SimError;
-use finegrain::taskgraph::{Clock, LineMap, Lines, Loop, Meta, Step, Task, TaskGraph, TaskKind};
+use finegrain::policy::locality::signature::Signature;
+use finegrain::taskgraph::{Clock, LineMap, Lines, Loop, Meta, SpaceHint, SpaceRecord, Step, Task, TaskGraph, TaskKind};
 use std::io::{Read, Write};
 
 /// The first 8 bytes of every trace file.
 pub const MAGIC: &[u8; 8] = b"FGTRACE\0";
 /// The format version this build writes and reads.
-pub const VERSION: u32 = 1;
-/// Byte length of the fixed header: magic, version, six section lengths.
-pub const HEADER_LEN: usize = 8 + 4 + 6 * 8;
-const SECTIONS: [&str; 6] = ["meta", "tasks", "steps", "lines", "edges", "loops"];
+pub const VERSION: u32 = 2;
+/// The oldest version this build reads.
+pub const OLDEST_VERSION: u32 = 1;
+/// Byte length of the fixed header: magic, version, seven section lengths.
+pub const HEADER_LEN: usize = header_len(VERSION);
+const SECTIONS: [&str; 7] = ["meta", "tasks", "steps", "lines", "edges", "loops", "spaces"];
+
+/// Sections in a file of `version`.
+pub const fn section_count(version: u32) -> usize {
+    if version >= 2 {
+        7
+    } else {
+        6
+    }
+}
+
+/// Byte length of the fixed header of a file of `version`.
+pub const fn header_len(version: u32) -> usize {
+    8 + 4 + section_count(version) * 8
+}
 
 // ---------------------------------------------------------------- checksum
 
@@ -284,6 +318,50 @@ fn enc_loops(g: &TaskGraph, o: &mut Vec<u8>) {
     }
 }
 
+fn enc_spaces(g: &TaskGraph, o: &mut Vec<u8>) {
+    put(o, g.spaces.len() as u64);
+    for sp in &g.spaces {
+        for d in sp.dims {
+            put(o, d as u64);
+        }
+        let mut next = 0u32;
+        for &t in &sp.tasks {
+            put_z(o, delta(t, next));
+            next = t.wrapping_add(1);
+        }
+        match &sp.hint {
+            SpaceHint::None => put(o, 0),
+            SpaceHint::Random(seed) => {
+                put(o, 1);
+                put(o, *seed);
+            }
+            SpaceHint::Flux(v) => {
+                put(o, 2);
+                for &x in v {
+                    put(o, x);
+                }
+            }
+            SpaceHint::Bins { keys, min, max } => {
+                put(o, 3);
+                put(o, *min);
+                put(o, *max);
+                for &k in keys {
+                    put(o, k.wrapping_sub(*min));
+                }
+            }
+            SpaceHint::Signatures(sigs) => {
+                put(o, 4);
+                for sig in sigs {
+                    for &w in sig {
+                        put(o, w);
+                    }
+                }
+            }
+            SpaceHint::Plan => put(o, 5),
+        }
+    }
+}
+
 /// Encode `g` into a byte vector (the whole file).
 pub fn encode(g: &TaskGraph) -> Vec<u8> {
     // A rough size guess saves most reallocations.
@@ -292,7 +370,7 @@ pub fn encode(g: &TaskGraph) -> Vec<u8> {
     out.extend_from_slice(MAGIC);
     out.extend_from_slice(&VERSION.to_le_bytes());
     out.resize(HEADER_LEN, 0);
-    let encoders: [fn(&TaskGraph, &mut Vec<u8>); 6] = [enc_meta, enc_tasks, enc_steps, enc_lines, enc_edges, enc_loops];
+    let encoders: [fn(&TaskGraph, &mut Vec<u8>); 7] = [enc_meta, enc_tasks, enc_steps, enc_lines, enc_edges, enc_loops, enc_spaces];
     for (i, enc) in encoders.iter().enumerate() {
         let start = out.len();
         enc(g, &mut out);
@@ -580,6 +658,63 @@ fn dec_loops(c: &mut Cur<'_>) -> Result<Vec<Loop>, SimError> {
     Ok(v)
 }
 
+fn dec_spaces(c: &mut Cur<'_>) -> Result<Vec<SpaceRecord>, SimError> {
+    // Extents (3 bytes) and a tag (1).
+    let n = c.count("task space count", 4)?;
+    let mut v = Vec::with_capacity(n);
+    for _ in 0..n {
+        let dims = [c.u32("extent x")?, c.u32("extent y")?, c.u32("extent z")?];
+        let len = dims.iter().fold(1u64, |a, &d| a.saturating_mul(d as u64));
+        if len > c.left() as u64 {
+            return Err(c.corrupt(format!("task space of {len} tasks ({dims:?}) is more than the {} bytes left can hold", c.left())));
+        }
+        let len = len as usize;
+        let mut tasks = Vec::with_capacity(len);
+        let mut next = 0u32;
+        for _ in 0..len {
+            let t = c.zadd(next, "space task")?;
+            tasks.push(t);
+            next = t.wrapping_add(1);
+        }
+        let hint = match c.var("hint tag")? {
+            0 => SpaceHint::None,
+            1 => SpaceHint::Random(c.var("random seed")?),
+            2 => SpaceHint::Flux([c.var("sharing x")?, c.var("sharing y")?, c.var("sharing z")?]),
+            3 => {
+                let min = c.var("bin min")?;
+                let max = c.var("bin max")?;
+                if len > c.left() {
+                    return Err(c.corrupt(format!("{len} bin keys are more than the {} bytes left can hold", c.left())));
+                }
+                let mut keys = Vec::with_capacity(len);
+                for _ in 0..len {
+                    keys.push(min.wrapping_add(c.var("bin key")?));
+                }
+                SpaceHint::Bins { keys, min, max }
+            }
+            4 => {
+                let words = std::mem::size_of::<Signature>() / 8;
+                if len.saturating_mul(words) > c.left() {
+                    return Err(c.corrupt(format!("{len} signatures are more than the {} bytes left can hold", c.left())));
+                }
+                let mut sigs = Vec::with_capacity(len);
+                for _ in 0..len {
+                    let mut sig: Signature = [0; 16];
+                    for w in &mut sig {
+                        *w = c.var("signature word")?;
+                    }
+                    sigs.push(sig);
+                }
+                SpaceHint::Signatures(sigs)
+            }
+            5 => SpaceHint::Plan,
+            t => return Err(c.corrupt(format!("unknown task space hint tag {t}"))),
+        };
+        v.push(SpaceRecord { dims, hint, tasks });
+    }
+    Ok(v)
+}
+
 /// Decode a whole trace file held in memory.
 pub fn decode(b: &[u8]) -> Result<TaskGraph, SimError> {
     if b.len() < 8 || &b[..8] != MAGIC {
@@ -592,14 +727,15 @@ pub fn decode(b: &[u8]) -> Result<TaskGraph, SimError> {
         return Err(bad(format!("truncated: the version ends at byte {}", b.len())));
     }
     let version = u32::from_le_bytes(b[8..12].try_into().unwrap());
-    if version != VERSION {
-        return Err(bad(format!("unsupported trace format version {version} (this build reads version {VERSION})")));
+    if !(OLDEST_VERSION..=VERSION).contains(&version) {
+        return Err(bad(format!("unsupported trace format version {version} (this build reads versions {OLDEST_VERSION} to {VERSION})")));
     }
-    if b.len() < HEADER_LEN {
-        return Err(bad(format!("truncated: the section table ends at byte {} (the header is {HEADER_LEN} bytes)", b.len())));
+    let (nsec, header) = (section_count(version), header_len(version));
+    if b.len() < header {
+        return Err(bad(format!("truncated: the section table ends at byte {} (the header is {header} bytes)", b.len())));
     }
-    let mut lens = [0u64; 6];
-    let mut total: u128 = HEADER_LEN as u128 + 8;
+    let mut lens = vec![0u64; nsec];
+    let mut total: u128 = header as u128 + 8;
     for (i, l) in lens.iter_mut().enumerate() {
         *l = u64::from_le_bytes(b[12 + 8 * i..20 + 8 * i].try_into().unwrap());
         total += *l as u128;
@@ -616,8 +752,8 @@ pub fn decode(b: &[u8]) -> Result<TaskGraph, SimError> {
     if stored != sum {
         return Err(bad(format!("checksum mismatch: stored {stored:#018x}, computed {sum:#018x} (the file is corrupt)")));
     }
-    let mut cursors = Vec::with_capacity(6);
-    let mut at = HEADER_LEN;
+    let mut cursors = Vec::with_capacity(nsec);
+    let mut at = header;
     for (i, &l) in lens.iter().enumerate() {
         let l = l as usize;
         cursors.push(Cur { b: &b[at..at + l], pos: 0, base: at, section: SECTIONS[i] });
@@ -643,6 +779,14 @@ pub fn decode(b: &[u8]) -> Result<TaskGraph, SimError> {
     let mut c = sec();
     let loops = dec_loops(&mut c)?;
     c.done()?;
+    let spaces = if nsec > 6 {
+        let mut c = sec();
+        let v = dec_spaces(&mut c)?;
+        c.done()?;
+        v
+    } else {
+        Vec::new()
+    };
     if latches > (tasks.len() + steps.len()) as u64 {
         return Err(bad(format!("{latches} latches, more than tasks + steps ({})", tasks.len() + steps.len())));
     }
@@ -659,7 +803,8 @@ pub fn decode(b: &[u8]) -> Result<TaskGraph, SimError> {
     let runs = steps.iter().map(|s| if let Step::Work { lines: (a, b), .. } = *s { (b - a) as u64 } else { 0 }).sum();
     covered("work steps' line runs", runs, lines.len())?;
     covered("loops' leaves", loops.iter().map(|l| l.leaves as u64).sum(), tasks.len())?;
-    let g = TaskGraph { meta, tasks, steps, lines, edges, loops, latches: latches as u32 };
+    covered("task spaces' tasks", spaces.iter().map(|s| s.tasks.len() as u64).sum(), tasks.len())?;
+    let g = TaskGraph { meta, tasks, steps, lines, edges, loops, latches: latches as u32, spaces };
     g.validate().map_err(|e| bad(e.to_string()))?;
     Ok(g)
 }

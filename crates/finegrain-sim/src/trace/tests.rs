@@ -1,7 +1,7 @@
-use super::format::{checksum, decode, encode, HEADER_LEN, MAGIC, VERSION};
+use super::format::{checksum, decode, encode, header_len, HEADER_LEN, MAGIC, VERSION};
 use super::synth::Rng;
 use super::*;
-use finegrain::taskgraph::{Builder, Clock, LineMap, Lines, Loop, Meta, Step, Task, TaskGraph, TaskKind};
+use finegrain::taskgraph::{Builder, Clock, LineMap, Lines, Loop, Meta, SpaceHint, SpaceRecord, Step, Task, TaskGraph, TaskKind};
 use proptest::prelude::*;
 
 fn meta(workload: &str, note: &str) -> Meta {
@@ -90,6 +90,45 @@ fn out_of_order() -> TaskGraph {
     g
 }
 
+/// One task space per hint kind, of 1-3 dimensions, with tasks not all in
+/// order (a task spawned in between belongs to no space).
+fn with_spaces() -> TaskGraph {
+    let mut b = Builder::new(meta("spaces", ""));
+    let mut sig = [0u64; 16];
+    sig[3] = u64::MAX;
+    sig[15] = 1 << 63;
+    let hints = [
+        (SpaceHint::None, [3, 1, 1]),
+        (SpaceHint::Random(u64::MAX), [2, 2, 1]),
+        (SpaceHint::Flux([4, 1, u64::MAX]), [2, 2, 2]),
+        (SpaceHint::Bins { keys: vec![5, 9, u64::MAX - 1, 5, 7, 6], min: 5, max: u64::MAX - 1 }, [1, 3, 2]),
+        (SpaceHint::Signatures(vec![sig, [0; 16], sig]), [3, 1, 1]),
+        (SpaceHint::Plan, [1, 1, 1]),
+    ];
+    for (k, (hint, dims)) in hints.into_iter().enumerate() {
+        let l = b.latch();
+        let n = dims.iter().product::<u32>();
+        let mut tasks: Vec<u32> = (0..n)
+            .map(|i| {
+                let t = b.task(TaskKind::Scope, Some(l));
+                b.push(0, Step::Spawn { task: t });
+                b.work(t, 10 + i as u64, &[Lines { first: 64 * i as u64, count: 2, write: false }]);
+                if i == 0 {
+                    let other = b.task(TaskKind::Join, Some(l));
+                    b.push(0, Step::Spawn { task: other });
+                }
+                t
+            })
+            .collect();
+        if k == 1 {
+            tasks.reverse();
+        }
+        b.push(0, Step::Wait { latch: l });
+        b.space(SpaceRecord { dims, hint, tasks });
+    }
+    b.finish().unwrap()
+}
+
 fn roundtrip(g: &TaskGraph) -> Vec<u8> {
     let mut bytes = Vec::new();
     write_trace(g, &mut bytes).unwrap();
@@ -107,6 +146,61 @@ fn every_feature_round_trips() {
     roundtrip(&g);
     roundtrip(&out_of_order());
     roundtrip(&TaskGraph::new(meta("empty", "")));
+    let g = with_spaces();
+    assert_eq!(g.spaces.len(), 6);
+    roundtrip(&g);
+}
+
+/// A version 1 file (six sections, no task spaces) still reads.
+#[test]
+fn version_1_files_still_read() {
+    let g = every_feature();
+    let v2 = encode(&g);
+    let secs = sections(&v2);
+    assert!(secs[6] == [0], "no spaces: a zero count");
+    let v1 = assemble(&secs[..6], 1);
+    assert_eq!(v1.len(), v2.len() - 9, "one table entry and the empty section less");
+    assert_eq!(decode(&v1).unwrap(), g);
+    assert!(msg(decode(&v1[..header_len(1) - 1])).contains("the header is 60 bytes"));
+}
+
+/// Hostile task spaces: huge extents, unknown hints, short hints, and
+/// records the graph rejects.
+#[test]
+fn hostile_task_spaces_are_clear_errors() {
+    let good = sections(&encode(&with_spaces()));
+    let with = |s: Vec<u8>| {
+        let mut secs = good.clone();
+        secs[6] = s;
+        decode(&assemble(&secs, VERSION))
+    };
+    // One space of 2^32 - 1 squared tasks in a few bytes.
+    let mut s = vec![1];
+    for _ in 0..3 {
+        s.extend(varint(u32::MAX as u64));
+    }
+    assert!(msg(with(s)).contains("more than the"));
+    // An extent over 32 bits.
+    let mut s = vec![1];
+    s.extend(varint(1 << 33));
+    s.extend([1, 1, 0, 0]);
+    assert!(msg(with(s)).contains("does not fit 32 bits"));
+    // Space of one task (task 1), hint tag 9.
+    assert!(msg(with(vec![1, 1, 1, 1, zz(1) as u8, 9])).contains("unknown task space hint tag 9"));
+    // Bins with fewer keys than tasks: truncated.
+    assert!(msg(with(vec![1, 2, 1, 1, zz(1) as u8, 0, 3, 0, 4])).contains("bin keys are more than"));
+    // A key above max: the graph's own check.
+    let m = msg(with(vec![1, 1, 1, 1, zz(1) as u8, 3, 0, 4, 5]));
+    assert!(m.contains("task space 0") && m.contains("outside 0..=4"), "{m}");
+    // The root in a space.
+    let m = msg(with(vec![1, 1, 1, 1, 0, 0]));
+    assert!(m.contains("the root"), "{m}");
+    // A zero extent.
+    assert!(msg(with(vec![1, 0, 1, 1, 0])).contains("dimension 0 is zero"));
+    // Signatures cut short.
+    assert!(msg(with(vec![1, 1, 1, 1, zz(1) as u8, 4, 0, 0])).contains("signatures are more than"));
+    // Bytes left over.
+    assert!(msg(with(vec![1, 1, 1, 1, zz(1) as u8, 0, 0])).contains("unused bytes"));
 }
 
 #[test]
@@ -131,7 +225,7 @@ fn synthetic_graphs_round_trip() {
 
 #[test]
 fn every_truncation_is_an_error() {
-    for g in [every_feature(), out_of_order()] {
+    for g in [every_feature(), out_of_order(), with_spaces()] {
         let bytes = encode(&g);
         for n in 0..bytes.len() {
             match decode(&bytes[..n]) {
@@ -147,7 +241,7 @@ fn every_truncation_is_an_error() {
 
 #[test]
 fn every_byte_flip_is_an_error() {
-    for g in [every_feature(), out_of_order()] {
+    for g in [every_feature(), out_of_order(), with_spaces()] {
         let bytes = encode(&g);
         for i in 0..bytes.len() {
             for x in [0x01u8, 0x80, 0xff] {
@@ -161,7 +255,7 @@ fn every_byte_flip_is_an_error() {
 
 /// A file from raw sections, with a correct table and checksum: what a
 /// hostile writer can make.
-fn assemble(sections: &[Vec<u8>; 6], version: u32) -> Vec<u8> {
+fn assemble(sections: &[Vec<u8>], version: u32) -> Vec<u8> {
     let mut out = MAGIC.to_vec();
     out.extend_from_slice(&version.to_le_bytes());
     for s in sections {
@@ -175,7 +269,7 @@ fn assemble(sections: &[Vec<u8>; 6], version: u32) -> Vec<u8> {
     out
 }
 
-fn sections(bytes: &[u8]) -> [Vec<u8>; 6] {
+fn sections(bytes: &[u8]) -> [Vec<u8>; 7] {
     let mut at = HEADER_LEN;
     std::array::from_fn(|i| {
         let l = u64::from_le_bytes(bytes[12 + 8 * i..20 + 8 * i].try_into().unwrap()) as usize;
@@ -199,7 +293,7 @@ fn header_errors_are_clear() {
     assert!(msg(decode(&b)).contains("bad magic"));
     assert!(msg(decode(b"hello world, not a trace at all")).contains("bad magic"));
     let m = msg(decode(&assemble(&sections(&bytes), 7)));
-    assert!(m.contains("version 7") && m.contains(&format!("version {VERSION}")), "{m}");
+    assert!(m.contains("version 7") && m.contains(&format!("1 to {VERSION}")), "{m}");
     let mut b = bytes.clone();
     let n = b.len();
     b[n - 20] ^= 0x10;
@@ -218,7 +312,7 @@ fn hostile_sections_are_errors_not_panics_or_huge_allocations() {
     let m = msg(with(1, vec![0x80, 0x80, 0x80, 0x80, 0x80, 0x20, 0, 0]));
     assert!(m.contains("more than the") && m.contains("section tasks"), "{m}");
     // Huge counts in every section.
-    for i in 1..6 {
+    for i in 1..7 {
         let m = msg(with(i, vec![0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01]));
         assert!(m.contains("more than the"), "{m}");
     }

@@ -14,6 +14,7 @@
 //! | `for_each*`, `fold_chunks`, `reduce`, `for_each_2d/3d` | `Loop`: one leaf task per grain of the range |
 //! | `phase`, `phase_reduce*` | a `Spawn` per initial and enqueued task, one `Wait` |
 //! | `Graph::run` | a `Spawn` per source node, edges as edges, one `Wait` |
+//! | `TaskSpace::run` | as a scope, one task per point in linear-index order, plus a `SpaceRecord` with the extents and hint (a `bins` map evaluated once per point, its time left out) |
 //!
 //! Priorities (`with_priority`, `spawn_with_priority`) are recorded as
 //! plain spawns.
@@ -83,7 +84,7 @@ mod state;
 
 pub use state::{LINE_CAP, LOOP_THREADS, MAX_LEAVES};
 pub(crate) use probe::probe;
-pub(crate) use state::{edge, fold, join, new_latch, node_task, run_as, spawn_existing, spawn_task, switch_to, wait};
+pub(crate) use state::{edge, fold, join, new_latch, node_task, run_as, space, spawn_existing, spawn_task, switch_to, task_lines, wait};
 
 use crate::taskgraph::{Meta, TaskGraph};
 use state::Recorder;

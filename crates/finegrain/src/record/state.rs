@@ -3,7 +3,7 @@
 
 use super::clock;
 use super::REC;
-use crate::taskgraph::{Builder, GraphError, LatchId, LineMap, Lines, Meta, Step, TaskGraph, TaskId, TaskKind};
+use crate::taskgraph::{Builder, GraphError, LatchId, LineMap, Lines, Meta, SpaceRecord, Step, TaskGraph, TaskId, TaskKind};
 use std::collections::HashMap;
 use std::ops::Range;
 use std::time::Instant;
@@ -175,6 +175,16 @@ pub(crate) fn spawn_task(kind: TaskKind, latch: LatchId) -> TaskId {
 /// A new task made ready by graph edges (not spawned).
 pub(crate) fn node_task(latch: LatchId) -> TaskId {
     with(|r| r.b.task(TaskKind::Node, Some(latch)))
+}
+
+/// A task space over tasks already recorded.
+pub(crate) fn space(rec: SpaceRecord) {
+    with(|r| r.b.space(rec))
+}
+
+/// The distinct lines task `t` has touched so far, ascending.
+pub(crate) fn task_lines(t: TaskId) -> Vec<u64> {
+    with(|r| r.b.task_lines(t))
 }
 
 /// A graph edge.
