@@ -28,6 +28,24 @@ pub enum Command {
     Record(RecordArgs),
     /// Simulate a recorded or generated task graph on a modelled many-core chip under each policy.
     Sim(SimArgs),
+    /// Plan a recorded trace's task spaces with the graph-based reference scheduler (METIS, MST) for a preset's caches.
+    Plan(PlanArgs),
+}
+
+#[derive(Args, Debug, Clone)]
+pub struct PlanArgs {
+    /// A trace written by `finegrain record` of a workload that runs task spaces.
+    #[arg(long, value_name = "FILE")]
+    pub trace: PathBuf,
+    /// Machine preset whose caches to plan for (`finegrain sim --preset help` lists them).
+    #[arg(long, default_value = "throughput-32")]
+    pub preset: String,
+    /// Threads (default: all of the preset's).
+    #[arg(long)]
+    pub threads: Option<usize>,
+    /// The plan file to write (one plan per recorded space, in order).
+    #[arg(long, value_name = "PLAN")]
+    pub out: PathBuf,
 }
 
 #[derive(Args, Debug, Clone)]

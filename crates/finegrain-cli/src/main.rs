@@ -12,6 +12,7 @@ mod list;
 mod meta;
 mod metg;
 mod peers;
+mod plan;
 mod plot;
 mod pools;
 mod record;
@@ -43,6 +44,7 @@ fn main() -> ExitCode {
         cli::Command::Metg(a) => metg::main(a),
         cli::Command::Record(a) => record::main(a),
         cli::Command::Sim(a) => sim::main(a),
+        cli::Command::Plan(a) => plan::main(a),
     };
     match result {
         Ok(true) => ExitCode::SUCCESS,

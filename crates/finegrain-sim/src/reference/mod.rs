@@ -32,10 +32,12 @@ mod partition;
 mod recursive;
 #[cfg(test)]
 mod tests;
+pub mod trace;
 
 pub use graph::SharingGraph;
 pub use hierarchy::{Hierarchy, Level};
 pub use input::SpaceInput;
+pub use trace::plan_trace;
 
 use finegrain::policy::locality::{chunked, Group, Plan, Space};
 use input::Footprints;
