@@ -4,8 +4,16 @@
 
 use super::graph::SharingGraph;
 use super::input::{Footprints, UnionCounter};
+use super::order::task_order;
 use super::ReferenceError;
 use metis::Idx;
+use std::cell::Cell;
+
+/// Below this many tasks per part METIS's k-way partitioning degrades
+/// (empty parts, parts of three where two were asked; it also prints
+/// "too many parts" to stderr): such splits cut the maximum-overlap order
+/// into runs instead.
+pub const MIN_TASKS_PER_PART: usize = 3;
 
 /// Scratch shared by the partitioning calls of one plan.
 #[derive(Debug)]
@@ -14,14 +22,22 @@ pub(crate) struct Partitioner<'a> {
     pub fp: &'a Footprints,
     pub unions: UnionCounter,
     /// Local index of each task in the current subset (`u32::MAX`: not in it).
-    local: Vec<u32>,
+    local: Vec<Cell<u32>>,
     /// METIS calls made (for reports).
     pub calls: usize,
 }
 
 impl<'a> Partitioner<'a> {
     pub fn new(graph: &'a SharingGraph, fp: &'a Footprints) -> Partitioner<'a> {
-        Partitioner { graph, fp, unions: UnionCounter::new(fp.lines()), local: vec![u32::MAX; graph.tasks()], calls: 0 }
+        Partitioner { graph, fp, unions: UnionCounter::new(fp.lines()), local: vec![Cell::new(u32::MAX); graph.tasks()], calls: 0 }
+    }
+
+    fn local_set(&self, t: u32, i: usize) {
+        self.local[t as usize].set(i as u32);
+    }
+
+    fn local_get(&self, t: u32) -> usize {
+        self.local[t as usize].get() as usize
     }
 
     /// Split `tasks` into `weights.len()` parts whose work is in proportion to
@@ -36,15 +52,18 @@ impl<'a> Partitioner<'a> {
         if n <= k {
             return Ok((0..n as u32).collect());
         }
+        if n < MIN_TASKS_PER_PART * k {
+            return Ok(self.by_order(tasks, weights));
+        }
         for (i, &t) in tasks.iter().enumerate() {
-            self.local[t as usize] = i as u32;
+            self.local_set(t, i);
         }
         let mut xadj: Vec<Idx> = Vec::with_capacity(n + 1);
         let (mut adjncy, mut adjwgt): (Vec<Idx>, Vec<Idx>) = (Vec::new(), Vec::new());
         xadj.push(0);
         for &t in tasks {
             for (b, w) in self.graph.neighbours(t) {
-                let l = self.local[b as usize];
+                let l = self.local[b as usize].get();
                 if l != u32::MAX {
                     adjncy.push(l as Idx);
                     adjwgt.push(w.min(Idx::MAX as u32) as Idx);
@@ -53,7 +72,7 @@ impl<'a> Partitioner<'a> {
             xadj.push(adjncy.len() as Idx);
         }
         for &t in tasks {
-            self.local[t as usize] = u32::MAX;
+            self.local_set(t, u32::MAX as usize);
         }
         // METIS sums vertex weights in `Idx`: scale work so the total fits.
         let total: u64 = tasks.iter().map(|&t| self.graph.work[t as usize]).sum();
@@ -72,6 +91,29 @@ impl<'a> Partitioner<'a> {
         g.part_kway(&mut part).map_err(metis_err)?;
         self.calls += 1;
         Ok(part.into_iter().map(|p| p as u32).collect())
+    }
+
+    /// Parts of fewer than [`MIN_TASKS_PER_PART`] tasks on average: the
+    /// tasks in maximum-overlap order, cut into runs of `weights`' shares.
+    fn by_order(&self, tasks: &[u32], weights: &[usize]) -> Vec<u32> {
+        let order = task_order(self.fp, tasks);
+        let (n, wsum) = (tasks.len(), weights.iter().sum::<usize>());
+        for (i, &t) in tasks.iter().enumerate() {
+            self.local_set(t, i);
+        }
+        let mut part = vec![0u32; n];
+        let (mut acc, mut p) = (weights[0], 0);
+        for (i, &t) in order.iter().enumerate() {
+            while p + 1 < weights.len() && i * wsum >= acc * n {
+                p += 1;
+                acc += weights[p];
+            }
+            part[self.local_get(t)] = p as u32;
+        }
+        for &t in tasks {
+            self.local_set(t, u32::MAX as usize);
+        }
+        part
     }
 
     /// Lines in the union of `tasks`' footprints.
@@ -153,5 +195,25 @@ mod tests {
         assert_eq!(part.iter().filter(|&&x| x == 0).count(), 5);
         let groups = p.fitting(&tasks, 1).unwrap();
         assert_eq!(groups.len(), 10);
+    }
+
+    #[test]
+    fn small_parts_cut_the_overlap_order() {
+        // A chain: METIS would leave parts empty at 2 tasks per part.
+        let n = 64;
+        let inp = SpaceInput::new(Space::new(&[n]).unwrap(), vec![1; n], (0..n as u64).map(|t| vec![t, t + 1, t + 2]).collect()).unwrap();
+        let fp = Footprints::new(&inp);
+        let g = SharingGraph::new(&fp, &inp.work);
+        let mut p = Partitioner::new(&g, &fp);
+        let tasks: Vec<u32> = (0..n as u32).collect();
+        for k in [24, 32, 48, 63] {
+            let part = p.split(&tasks, &vec![1; k]).unwrap();
+            let mut sizes = vec![0; k];
+            part.iter().for_each(|&x| sizes[x as usize] += 1);
+            assert!(sizes.iter().all(|&s| s == n / k || s == n / k + 1), "k = {k}: {sizes:?}");
+            // Runs of the chain: each part is contiguous.
+            assert!(part.windows(2).all(|w| w[1] == w[0] || w[1] == w[0] + 1), "{part:?}");
+        }
+        assert_eq!(p.calls, 0);
     }
 }
