@@ -9,11 +9,12 @@ use super::ReferenceError;
 use metis::Idx;
 use std::cell::Cell;
 
-/// Below this many tasks per part METIS's k-way partitioning degrades
-/// (empty parts, parts of three where two were asked; it also prints
-/// "too many parts" to stderr): such splits cut the maximum-overlap order
-/// into runs instead.
-pub const MIN_TASKS_PER_PART: usize = 3;
+/// Below this many tasks per part METIS's k-way partitioning degrades: it
+/// leaves parts empty and overfills others, and prints "Cannot bisect a
+/// graph with 0 vertices" to stderr (seen on the recorded hj, conv and
+/// smvm spaces at 3 tasks per part). Such splits cut the maximum-overlap
+/// order into runs instead.
+pub const MIN_TASKS_PER_PART: usize = 8;
 
 /// Scratch shared by the partitioning calls of one plan.
 #[derive(Debug)]
