@@ -2,7 +2,7 @@
 //! work; an edge between two tasks that touch a common line, weighted by how
 //! many lines they share.
 //!
-//! Built from the inverted index (line -> tasks) of [`Footprints`], without
+//! Built from the inverted index (line -> tasks) of the footprints, without
 //! looking at any pair of tasks that shares nothing. Lines touched by the
 //! same set of tasks are merged first (a hash-join bucket's lines all have
 //! the same sharers), so each distinct sharer set is walked once, with its

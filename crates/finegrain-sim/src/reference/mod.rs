@@ -10,11 +10,11 @@
 //! 2. The task sharing graph ([`graph`]): vertex weight = work, edge weight
 //!    = lines shared, built from the inverted index line -> tasks, with
 //!    sharer sets above [`graph::MAX_CLIQUE`] tasks banded.
-//! 3. Recursive scheduling ([`recursive`], §4.3 Fig. 4.3): at every branch
+//! 3. Recursive scheduling (`recursive.rs`, §4.3 Fig. 4.3): at every branch
 //!    of the [`Hierarchy`] a METIS pre-partition per child cache, at every
 //!    level METIS groups whose union of footprints fits the cache
-//!    ([`partition`]), groups in maximum-spanning-tree order and the tasks of
-//!    an L1 group in maximum-overlap order ([`order`]).
+//!    (`partition.rs`), groups in maximum-spanning-tree order and the tasks of
+//!    an L1 group in maximum-overlap order (`order.rs`).
 //! 4. The plan: one [`Group::Tasks`] per L1 group, each thread's groups in
 //!    order (manager `reference`); or the thesis's *MST-only* schedule, the
 //!    baseline's chunks each in maximum-overlap order (manager `mst-only`).
@@ -83,7 +83,7 @@ pub struct Recursive {
     pub metis_calls: usize,
 }
 
-/// How good a plan is (see [`metrics`](self) for the LRU model).
+/// How good a plan is (see `metrics.rs` for the LRU model).
 #[derive(Clone, Debug, PartialEq)]
 pub struct PlanStats {
     pub manager: &'static str,

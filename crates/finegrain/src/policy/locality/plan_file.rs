@@ -1,6 +1,6 @@
 //! Plan files: plans made offline (the reference scheduler of
 //! `finegrain-sim`, `finegrain plan`) kept on disk for
-//! [`TaskSpace::schedule`](crate::TaskSpace) to replay, one plan per task
+//! `TaskSpace::schedule` to replay, one plan per task
 //! space of a recorded run, in the order the spaces ran.
 //!
 //! # Format, version 1
