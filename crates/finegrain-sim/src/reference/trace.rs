@@ -63,3 +63,38 @@ pub fn space_inputs(g: &TaskGraph) -> Result<Vec<SpaceInput>, ReferenceError> {
 pub fn plan_trace(g: &TaskGraph, h: &Hierarchy) -> Result<Vec<Plan>, ReferenceError> {
     space_inputs(g)?.iter().map(|inp| Ok(TaskSharing::new(inp).recursive(h)?.plan)).collect()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::machine::preset;
+    use finegrain::taskgraph::{Builder, Lines, Meta, SpaceHint, TaskKind};
+
+    #[test]
+    fn recorded_spaces_become_inputs_and_plans() {
+        let mut b = Builder::new(Meta::synthetic("t", "t", 1));
+        let l = b.latch();
+        let mut tasks = Vec::new();
+        for i in 0..6u64 {
+            let t = b.task(TaskKind::Scope, Some(l));
+            b.push(0, Step::Spawn { task: t });
+            // Two work steps: their cycles add up, their lines merge.
+            b.work(t, 10 + i, &[Lines { first: 100 * i, count: 2, write: false }]);
+            b.push(t, Step::Wait { latch: l });
+            b.work(t, 5, &[Lines { first: 100 * i + 1, count: 2, write: true }, Lines { first: 9999, count: 1, write: false }]);
+            tasks.push(t);
+        }
+        b.space(SpaceRecord { dims: [3, 2, 1], hint: SpaceHint::None, tasks: tasks.clone() });
+        let g = b.finish().unwrap();
+        let inp = space_inputs(&g).unwrap();
+        assert_eq!(inp.len(), 1);
+        assert_eq!(inp[0].space.dims(), [3, 2, 1]);
+        assert_eq!(inp[0].work, (0..6).map(|i| 15 + i).collect::<Vec<u64>>());
+        assert_eq!(inp[0].lines[2], vec![200, 201, 202, 9999]);
+        let h = Hierarchy::from_preset(preset("throughput-32").unwrap(), 4).unwrap();
+        let plans = plan_trace(&g, &h).unwrap();
+        plans[0].check(inp[0].space).unwrap();
+        let none = Builder::new(Meta::synthetic("fib", "test", 1)).finish().unwrap();
+        assert!(plan_trace(&none, &h).unwrap_err().to_string().contains("records no task spaces"));
+    }
+}
