@@ -34,7 +34,7 @@
 //! comes back for the next group of the same victim first only if the
 //! victims' order puts it there (the pattern scheme's steal hint does that).
 
-use super::worker_order;
+use super::{worker_order, Group};
 
 /// The baseline's cap on one steal (thesis §6.1).
 pub const BASELINE_CAP: usize = 8;
@@ -88,6 +88,18 @@ pub fn amount(scheme: Stealing, remaining: usize, unit: StealUnit) -> usize {
         }
         Stealing::Recursive => unit.0.min(remaining),
     }
+}
+
+/// The pattern scheme's unit when the victim's last queued task belongs to
+/// `group`: a strip of a flux box along its innermost (most-shared)
+/// dimension, half a bin or signature range, or the baseline's amount (0)
+/// for a contiguous chunk, which carries no grouping.
+pub fn pattern_unit(group: &Group) -> StealUnit {
+    StealUnit(match group {
+        Group::Box(b) => b.hi[b.raster[0]] - b.lo[b.raster[0]],
+        Group::Tasks(r) => r.len().div_ceil(2),
+        Group::Linear(_) => 0,
+    })
 }
 
 /// The recursive scheme's unit at a victim whose queue holds positions
