@@ -119,7 +119,17 @@ impl<T: Copy + Eq> Lane<T> {
 
 impl<T: Copy + Eq> Gtu<T> {
     pub(crate) fn new(n: usize) -> Gtu<T> {
-        Gtu { lanes: (0..n).map(|_| CachePadded::new(LaneCell { lane: Mutex::new(Lane { software: VecDeque::new(), deque: VecDeque::new(), buffer: None }), visible: AtomicUsize::new(0), queued: AtomicUsize::new(0) })).collect() }
+        Gtu {
+            lanes: (0..n)
+                .map(|_| {
+                    CachePadded::new(LaneCell {
+                        lane: Mutex::new(Lane { software: VecDeque::new(), deque: VecDeque::new(), buffer: None }),
+                        visible: AtomicUsize::new(0),
+                        queued: AtomicUsize::new(0),
+                    })
+                })
+                .collect(),
+        }
     }
 
     /// Run `f` on lane `i` under its lock, then settle it; returns `f`'s

@@ -113,8 +113,18 @@ impl Carbon {
 const OPTIONS: &[OptionInfo] = &[
     OptionInfo { name: "deque", values: "1..=65536", default: "32", help: "tasks per worker deque in the global task unit" },
     OptionInfo { name: "prefetch", values: "0..=1", default: "1", help: "tasks in each local task unit's prefetch buffer (0: no buffering)" },
-    OptionInfo { name: "limit", values: "0..=65536", default: "deque/4", help: "TQ_SETLIMIT: refill a deque from software below this many tasks (0: never)" },
-    OptionInfo { name: "prefetch-steal", values: "yes, no", default: "yes", help: "may idle workers take a buffered task (no: as the hardware, which can leave it stranded behind a blocked owner)" },
+    OptionInfo {
+        name: "limit",
+        values: "0..=65536",
+        default: "deque/4",
+        help: "TQ_SETLIMIT: refill a deque from software below this many tasks (0: never)",
+    },
+    OptionInfo {
+        name: "prefetch-steal",
+        values: "yes, no",
+        default: "yes",
+        help: "may idle workers take a buffered task (no: as the hardware, which can leave it stranded behind a blocked owner)",
+    },
     OptionInfo { name: "spin", values: "0..=100000", default: "64", help: "idle rounds before yielding, then parking" },
 ];
 
