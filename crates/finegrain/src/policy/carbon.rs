@@ -116,8 +116,8 @@ const OPTIONS: &[OptionInfo] = &[
     OptionInfo {
         name: "limit",
         values: "0..=65536",
-        default: "deque/4",
-        help: "TQ_SETLIMIT: refill a deque from software below this many tasks (0: never)",
+        default: "8",
+        help: "TQ_SETLIMIT: refill a deque from software below this many tasks (0: never; default a quarter of deque)",
     },
     OptionInfo {
         name: "prefetch-steal",
