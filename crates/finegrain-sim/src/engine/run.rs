@@ -364,7 +364,7 @@ impl<'g> Sim<'g> {
             return self.after_frame(w, t);
         }
         let mut cost = 0;
-        let mut here = path;
+        let mut here = path.clone();
         if hi - next >= 2 && self.wants_split(w) {
             let mid = next + (hi - next) / 2;
             let paths = path.join();
@@ -373,7 +373,7 @@ impl<'g> Sim<'g> {
             cost += self.push(w, item, t);
             if let Some(Frame::Piece { hi: h, path: p, .. }) = self.w[w].stack.last_mut() {
                 *h = mid;
-                *p = here;
+                *p = here.clone();
             }
         }
         let leaf = self.g.loops[lp as usize].first_leaf + next;
@@ -397,7 +397,7 @@ impl<'g> Sim<'g> {
                 }
                 self.set_block(w, Block::None);
                 if self.latch_is_join[l as usize] {
-                    let p = self.w[w].paths.pop().unwrap_or(path);
+                    let p = self.w[w].paths.pop().unwrap_or_else(|| path.clone());
                     self.set_path(w, p);
                 }
             }
@@ -426,7 +426,7 @@ impl<'g> Sim<'g> {
                 }
                 let child_path = if self.g.tasks[child as usize].kind == TaskKind::Join {
                     let p = path.join();
-                    self.w[w].paths.push(path);
+                    self.w[w].paths.push(p.after.clone());
                     self.set_path(w, p.a);
                     p.b
                 } else {
@@ -565,7 +565,7 @@ impl<'g> Sim<'g> {
         }
         let (a, b) = info.succs;
         let path = match self.w[w].stack.last() {
-            Some(Frame::Task { path, .. }) | Some(Frame::Piece { path, .. }) => *path,
+            Some(Frame::Task { path, .. }) | Some(Frame::Piece { path, .. }) => path.clone(),
             None => SerialPath::default(),
         };
         for i in a..b {
