@@ -182,9 +182,10 @@ pub struct SimArgs {
     /// Seed of the workload's input or the generator, and of the simulated victims.
     #[arg(long, default_value_t = 42)]
     pub seed: u64,
-    /// Machine preset (`--preset help` lists them).
-    #[arg(long, default_value = "adm-cmp")]
-    pub preset: String,
+    /// Machine preset (`--preset help` lists them; default adm-cmp). With
+    /// --locality, a comma-separated list (default throughput-32,tiled-32).
+    #[arg(long)]
+    pub preset: Option<String>,
     /// Comma-separated thread counts (default: 1 and powers of two up to the preset's threads, at most 256).
     #[arg(long, value_name = "LIST")]
     pub threads: Option<String>,
@@ -206,4 +207,28 @@ pub struct SimArgs {
     /// Compare simulated speedups (on host-2 unless --preset says otherwise) with a `finegrain bench` results.csv.
     #[arg(long, value_name = "RESULTS_CSV")]
     pub validate: Option<PathBuf>,
+    /// Evaluate locality-aware task management (Yoo's thesis): record each
+    /// locality workload and simulate every task space manager, and every
+    /// stealing scheme with threads offline (docs/locality.md).
+    #[arg(long, conflicts_with_all = ["trace", "workload", "synth", "claims", "validate"])]
+    pub locality: bool,
+    /// With --locality: comma-separated locality workloads (default: all of them).
+    #[arg(long, value_name = "LIST", requires = "locality")]
+    pub workloads: Option<String>,
+    /// With --locality: task space managers, of hint, baseline, random, reference (default hint,baseline,random).
+    #[arg(long, value_name = "LIST", requires = "locality")]
+    pub managers: Option<String>,
+    /// With --locality: stealing schemes, of baseline, nearest, pattern, recursive (default: all).
+    #[arg(long, value_name = "LIST", requires = "locality")]
+    pub stealing: Option<String>,
+    /// With --locality: counts of offline threads for the stealing experiment (default 4,16,28; empty: none).
+    #[arg(long, value_name = "LIST", requires = "locality")]
+    pub offline: Option<String>,
+}
+
+impl SimArgs {
+    /// The one preset of a sweep, claims or validation (default adm-cmp).
+    pub fn preset_name(&self) -> &str {
+        self.preset.as_deref().unwrap_or("adm-cmp")
+    }
 }

@@ -19,6 +19,7 @@
 use crate::error::Error;
 use crate::job::HeapJob;
 use crate::latch::CountLatch;
+use crate::policy::pdf::SerialPath;
 use crate::job::unwind::PanicSlot;
 use crate::registry::Registry;
 use crate::sync::{lock, AtomicUsize, Mutex, Ordering};
@@ -39,6 +40,9 @@ struct Node<'a> {
     body: Mutex<Option<Body<'a>>>,
     /// Successors, and whether this node is done (then the list is empty for good).
     succ: Mutex<(Vec<Arc<Node<'a>>>, bool)>,
+    /// `pdf`: the node's place in serial order (`SerialPath::node`); `None`
+    /// for nodes a running node adds (placed where they are released).
+    pos: Option<SerialPath>,
 }
 
 /// A dataflow graph under construction.
@@ -139,7 +143,9 @@ impl<'a> Graph<'a> {
                 panic: PanicSlot::new(),
                 registry: wt.registry(),
             };
-            let nodes: Vec<Arc<Node<'a>>> = self.bodies.into_iter().map(|b| run.new_node(b)).collect();
+            // `pdf`: node `i` sits at its index in serial order, under the caller.
+            let base = wt.unit().filter(|u| u.serial()).map(|u| u.path());
+            let nodes: Vec<Arc<Node<'a>>> = self.bodies.into_iter().enumerate().map(|(i, b)| run.new_node(b, base.as_ref().map(|p| p.node(i as u64)))).collect();
             for (a, b) in self.edges {
                 nodes[b].pending.fetch_add(1, Ordering::Relaxed);
                 lock(&nodes[a].succ).0.push(Arc::clone(&nodes[b]));
@@ -150,6 +156,9 @@ impl<'a> Graph<'a> {
             // SAFETY: `run` outlives the wait.
             unsafe { CountLatch::decrement(&run.latch) };
             wt.wait_until(&run.latch.inner.state);
+            if let (Some(u), Some(p)) = (wt.unit(), base) {
+                u.set_path(p.after_graph());
+            }
             run.panic.propagate();
             Ok(())
         }
@@ -230,10 +239,10 @@ struct RunPtr(*const GraphRun<'static>);
 unsafe impl Send for RunPtr {}
 
 impl<'a> GraphRun<'a> {
-    fn new_node(&self, body: Body<'a>) -> Arc<Node<'a>> {
+    fn new_node(&self, body: Body<'a>, pos: Option<SerialPath>) -> Arc<Node<'a>> {
         self.latch.increment();
         let mut nodes = lock(&self.nodes);
-        let n = Arc::new(Node { id: nodes.len(), pending: AtomicUsize::new(1), body: Mutex::new(Some(body)), succ: Mutex::new((Vec::new(), false)) });
+        let n = Arc::new(Node { id: nodes.len(), pending: AtomicUsize::new(1), body: Mutex::new(Some(body)), succ: Mutex::new((Vec::new(), false)), pos });
         nodes.push(Arc::clone(&n));
         n
     }
@@ -250,6 +259,7 @@ impl<'a> GraphRun<'a> {
         let ptr = RunPtr((self as *const GraphRun<'a>).cast::<GraphRun<'static>>());
         // The node's lifetime is erased alongside the run's; both outlive the job.
         // SAFETY: same layout, lifetimes only.
+        let pos = n.pos.clone();
         let n: Arc<Node<'static>> = unsafe { std::mem::transmute::<Arc<Node<'a>>, Arc<Node<'static>>>(n) };
         let job = HeapJob::into_job_ref(move || {
             let ptr = ptr;
@@ -257,6 +267,16 @@ impl<'a> GraphRun<'a> {
             let run = unsafe { &*ptr.0 };
             run.execute(n);
         });
+        if let Some(pos) = pos {
+            let wt = WorkerThread::current();
+            // SAFETY: a non-null current worker is live for this call.
+            if let Some(wt) = unsafe { wt.as_ref() }.filter(|wt| std::ptr::eq(wt.registry(), self.registry)) {
+                if let Some(u) = wt.unit() {
+                    u.push_at(&wt.h, job, pos);
+                    return;
+                }
+            }
+        }
         // SAFETY: the registry outlives the run.
         unsafe { Registry::push_or_inject(self.registry, job) };
     }
@@ -300,7 +320,7 @@ impl<'a> GraphCtx<'_, 'a> {
     where
         F: for<'r> FnOnce(&GraphCtx<'r, 'a>) + Send + 'a,
     {
-        let n = self.run.new_node(Box::new(body));
+        let n = self.run.new_node(Box::new(body), None);
         let id = n.id;
         lock(&self.created).push(n);
         NodeId(id)

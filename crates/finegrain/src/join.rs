@@ -430,7 +430,7 @@ where
     let ra = a();
     mem::forget(guard);
     m.join_after_a(&entry);
-    let rb = if m.take_back(&wt.h, entry) {
+    let rb = if m.take_back(&wt.h, &entry) {
         wt.h.hot.task_run();
         // SAFETY: we took our own job back, so nobody else has it.
         unsafe { job.run_inline() }

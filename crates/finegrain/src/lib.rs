@@ -81,6 +81,8 @@ pub use crate::{
 #[cfg(any(feature = "runtime", loom))]
 pub(crate) mod adm;
 #[cfg(any(feature = "runtime", loom))]
+pub(crate) mod gtu;
+#[cfg(any(feature = "runtime", loom))]
 pub(crate) mod latch;
 #[cfg(all(test, loom))]
 mod loom_model;

@@ -59,7 +59,7 @@ impl Handles {
 
 /// What a mechanism hands the worker loop: a job, or a job with what it
 /// needs to run (the central unit's serial position).
-pub(crate) trait Task: Copy {
+pub(crate) trait Task: Sized {
     /// A job submitted from outside the pool, as this kind of task.
     fn injected(job: JobRef) -> Self;
     /// The job to run.

@@ -526,11 +526,7 @@ impl<'p> Section<'p> {
             return StealUnit(0);
         }
         let (g, _) = self.locate(w, tail - 1);
-        StealUnit(match g {
-            Group::Box(b) => b.hi[b.raster[0]] - b.lo[b.raster[0]],
-            Group::Tasks(r) => r.len().div_ceil(2),
-            Group::Linear(_) => 0,
-        })
+        steal::pattern_unit(g)
     }
 
     /// Take the next position of `w`'s own queue.

@@ -30,6 +30,7 @@ const POLICIES: &[&str] = &[
     "adm-hier:radix=2,manager=dedicated",
     "carbon",
     "carbon:deque=2,prefetch=0",
+    "carbon:deque=1,limit=1",
     "sw-hier",
     "sw-hier:order=priority,private=1",
     "pdf",

@@ -183,9 +183,10 @@ fn a_panic_in_a_flux_approx_sample_propagates_after_the_rest_ran() {
 #[test]
 fn the_pool_policy_chooses_the_stealing_scheme_a_section_leaves_open() {
     // A worker busy for the whole section leaves its planned tasks to the
-    // others. With `space-steal=recursive` a baseline plan (one group per
-    // worker) moves whole: one steal of 1,024 tasks; with the default
-    // baseline scheme, steals of at most 8.
+    // others. With `space-steal=recursive` a baseline plan's chunk (one
+    // group of 1,024 per worker) moves in L1 pieces of 32
+    // (`steal::RECURSIVE_PIECE`); with the default baseline scheme, in
+    // steals of at most 8.
     for (spec, recursive) in [("ws", false), ("ws:space-steal=recursive", true)] {
         let pool = Pool::new(4, spec).unwrap();
         let c = counts(4096);
@@ -213,7 +214,7 @@ fn the_pool_policy_chooses_the_stealing_scheme_a_section_leaves_open() {
         let what = format!("{spec}: {} tasks in {} steals", info.stolen, info.steals);
         assert!(info.stolen >= 1024, "the busy worker's chunk is stolen: {what}");
         if recursive {
-            assert_eq!(info.stolen % 1024, 0, "whole groups only: {what}");
+            assert_eq!(info.stolen, 32 * info.steals, "whole L1 pieces only: {what}");
         } else {
             assert!(info.stolen <= 8 * info.steals, "at most 8 per steal: {what}");
         }

@@ -8,6 +8,7 @@
 //! (`--synth`). Everything is checked before the first simulation runs.
 
 mod claims;
+mod locality;
 mod report;
 mod source;
 mod validate;
@@ -22,7 +23,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 pub const DEFAULT_POLICIES: &str = "ws;adm-central;adm-hier;carbon;sw-hier;pdf;static";
 
 pub fn main(a: &SimArgs) -> Result<bool, Failure> {
-    if a.preset == "help" {
+    if a.preset.as_deref() == Some("help") {
         print!("{}", report::presets_help());
         return Ok(true);
     }
@@ -30,7 +31,10 @@ pub fn main(a: &SimArgs) -> Result<bool, Failure> {
         print!("{}", source::synth_help());
         return Ok(true);
     }
-    let preset = machine::preset(&a.preset).map_err(|e| Failure::Usage(e.to_string()))?;
+    if a.locality {
+        return locality::main(a);
+    }
+    let preset = machine::preset(a.preset_name()).map_err(|e| Failure::Usage(e.to_string()))?;
     let delivery = delivery(&a.delivery).map_err(Failure::Usage)?;
     std::fs::create_dir_all(&a.out).map_err(|e| Failure::Usage(format!("cannot create the output directory {}: {e}", a.out.display())))?;
     if a.claims {

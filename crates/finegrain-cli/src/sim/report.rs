@@ -40,6 +40,13 @@ pub struct Row {
     /// Host time is left out of the files so that they are byte-identical
     /// from run to run; `finegrain sim` prints events per second on stderr.
     pub events: u64,
+    /// The sum of task execution times over all threads (work and memory
+    /// stalls): the thesis's locality measure (Yoo, §5.4).
+    pub task_cycles: u64,
+    /// Tasks of recorded task spaces run, and those run away from the
+    /// thread their plan gave them to.
+    pub space_tasks: u64,
+    pub space_stolen: u64,
 }
 
 pub fn rows(results: &[SimResult], labels: &[String]) -> Vec<Row> {
@@ -66,6 +73,9 @@ pub fn rows(results: &[SimResult], labels: &[String]) -> Vec<Row> {
             dram_pki: m[3] / kinstr,
             flit_hops_pki: m[4] / kinstr,
             events: r.events,
+            task_cycles: r.task_cycles(),
+            space_tasks: r.space_tasks,
+            space_stolen: r.space_stolen,
         });
     }
     out
@@ -158,7 +168,23 @@ pub fn write_files(dir: &Path, rows: &[Row], source: &str, preset: &Preset, no_p
     let mut header = vec!["policy", "spec", "threads", "makespan_cycles", "speedup"].into_iter().map(String::from).collect::<Vec<_>>();
     header.extend(Bucket::ALL.iter().map(|b| format!("share_{}", b.name())));
     header.extend(Op::ALL.iter().map(|o| format!("cycles_per_{}", o.name())));
-    header.extend(["tasks_run", "stolen_pct", "messages", "l1_mpki", "l2_mpki", "l3_mpki", "dram_pki", "flit_hops_pki", "events"].map(String::from));
+    header.extend(
+        [
+            "tasks_run",
+            "stolen_pct",
+            "messages",
+            "l1_mpki",
+            "l2_mpki",
+            "l3_mpki",
+            "dram_pki",
+            "flit_hops_pki",
+            "events",
+            "task_cycles",
+            "space_tasks",
+            "space_stolen",
+        ]
+        .map(String::from),
+    );
     w.write_record(&header).map_err(|e| e.to_string())?;
     for r in rows {
         let mut rec = vec![
@@ -180,6 +206,9 @@ pub fn write_files(dir: &Path, rows: &[Row], source: &str, preset: &Preset, no_p
             format!("{:.4}", r.dram_pki),
             format!("{:.4}", r.flit_hops_pki),
             r.events.to_string(),
+            r.task_cycles.to_string(),
+            r.space_tasks.to_string(),
+            r.space_stolen.to_string(),
         ]);
         w.write_record(&rec).map_err(|e| e.to_string())?;
     }

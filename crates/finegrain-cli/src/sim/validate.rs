@@ -50,7 +50,7 @@ pub fn main(a: &SimArgs, results: &Path) -> Result<bool, Failure> {
     if times.is_empty() {
         return Err(usage(format!("{}: no finegrain runs in it", results.display())));
     }
-    let p = preset(if a.preset == "adm-cmp" { "host-2" } else { &a.preset }).map_err(|e| usage(e.to_string()))?;
+    let p = preset(a.preset.as_deref().unwrap_or("host-2")).map_err(|e| usage(e.to_string()))?;
     let mut t = Table::new(&[("workload", false), ("policy", false), ("threads", true), ("measured", true), ("simulated", true), ("error", true)]);
     let mut md = String::from("| workload | policy | threads | measured speedup | simulated speedup | error |\n|---|---|---|---|---|---|\n");
     let bar = super::progress(times.len() as u64, "validating");

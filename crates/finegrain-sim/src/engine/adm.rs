@@ -48,14 +48,14 @@ enum ToManager {
     Unblock,
 }
 
-#[derive(Copy, Clone, Debug)]
+#[derive(Clone, Debug)]
 enum ToWorker {
     Steal { stealer: usize, k: usize },
     Task { item: Option<Item>, last: bool },
     Unblock,
 }
 
-#[derive(Copy, Clone, Debug)]
+#[derive(Clone, Debug)]
 enum Msg {
     Manager { level: u32, part: usize, m: ToManager },
     Worker { w: usize, m: ToWorker },
@@ -152,7 +152,7 @@ impl Sim<'_> {
 
     pub(crate) fn adm_deliver(&mut self, slot: u32, at: u64) {
         let to = {
-            let m = self.adm().msgs[slot as usize].expect("a live message");
+            let m = self.adm().msgs[slot as usize].clone().expect("a live message");
             self.receiver(&m)
         };
         // One core runs one handler at a time: a message arriving while the

@@ -81,7 +81,7 @@ impl Sim<'_> {
         let mut c = 0;
         for i in 1..k {
             let r = fixed::piece(leaves, k, i);
-            let item = Item { work: Work::Piece { lp, lo: r.start as u32, hi: r.end as u32 }, path, from: w as u32 };
+            let item = Item { work: Work::Piece { lp, lo: r.start as u32, hi: r.end as u32 }, path: path.clone(), from: w as u32 };
             c += self.give(w, fixed::piece_worker(w, i, n), item, t);
         }
         self.w[w].stack.push(Frame::Piece { lp, next: 0, hi: fixed::piece(leaves, k, 0).end as u32, path });

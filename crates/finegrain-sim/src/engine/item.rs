@@ -12,7 +12,7 @@ pub(crate) enum Work {
 
 /// A queue entry: the work, its place in serial order (`pdf`), and the
 /// worker that made it ready (to count steals).
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) struct Item {
     pub work: Work,
     pub path: SerialPath,

@@ -35,11 +35,13 @@ mod fixed;
 mod item;
 pub mod result;
 mod run;
+pub mod space;
 mod unit;
 mod ws;
 
 pub use result::{Bucket, Op, OpCost, SimResult};
 pub use run::simulate;
+pub use space::{Locality, SpaceManager};
 
 use crate::machine::Preset;
 use crate::SimError;
@@ -106,13 +108,17 @@ pub struct SimConfig {
     pub policy: SimPolicy,
     pub seed: u64,
     pub delivery: Delivery,
+    /// How recorded task spaces are planned and stolen from (`space.rs`).
+    pub locality: Locality,
 }
 
 impl SimConfig {
     pub fn new(preset: &'static Preset, threads: usize, policy: SimPolicy) -> SimConfig {
-        SimConfig { preset, threads, policy, seed: 1, delivery: Delivery::Interrupt }
+        SimConfig { preset, threads, policy, seed: 1, delivery: Delivery::Interrupt, locality: Locality::default() }
     }
 }
 
+#[cfg(test)]
+mod space_tests;
 #[cfg(test)]
 mod tests;

@@ -113,6 +113,14 @@ pub struct SimResult {
     /// Work cycles of the trace (at the recording machine's clock) and the
     /// same divided by the preset's IPC.
     pub work_cycles: u64,
+    /// Tasks of recorded task spaces run, those run by a thread other than
+    /// the one planned, and the steals that moved them.
+    pub space_tasks: u64,
+    pub space_stolen: u64,
+    pub space_steals: u64,
+    /// Per thread, the space tasks it started, in order (only with
+    /// `Locality::log_starts`).
+    pub space_starts: Vec<Vec<u32>>,
     pub mem: MemStats,
     /// Events processed: worker turns, cache accesses, messages.
     pub events: u64,
@@ -136,6 +144,20 @@ impl SimResult {
             self.buckets[b as usize] as f64 / total as f64
         }
     }
+    /// The sum of task execution times (work and memory stalls, all
+    /// threads): the thesis's measure of locality (Yoo, §5.4).
+    pub fn task_cycles(&self) -> u64 {
+        self.bucket(Bucket::Task)
+    }
+
+    /// Misses per thousand instructions at L1, L2 and L3. Instructions are
+    /// the trace's work cycles, taken as one instruction per recorded cycle
+    /// (the recording machine counts no instructions; an assumption).
+    pub fn mpki(&self) -> [f64; 3] {
+        let i = self.work_cycles;
+        [MemStats::mpki(&self.mem.l1, i), MemStats::mpki(&self.mem.l2, i), MemStats::mpki(&self.mem.l3, i)]
+    }
+
     pub fn events_per_s(&self) -> f64 {
         if self.wall_s > 0.0 {
             self.events as f64 / self.wall_s

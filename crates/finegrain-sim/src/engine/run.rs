@@ -6,6 +6,7 @@ use super::costs;
 use super::fixed::FixedState;
 use super::item::{Block, Frame, Item, Work, WorkPos};
 use super::result::{Bucket, Op, OpCost, SimResult, BUCKETS, OPS};
+use super::space::SpaceState;
 use super::unit::UnitState;
 use super::ws::WsState;
 use super::{SimConfig, SimPolicy};
@@ -81,6 +82,8 @@ pub(crate) struct Sim<'g> {
     pub cfg: SimConfig,
     pub w: Vec<Worker>,
     pub mech: Mech,
+    /// Recorded task spaces: plans, queues and counts (`space.rs`).
+    pub(crate) spaces: SpaceState,
     heap: BinaryHeap<Reverse<(u64, u64, Ev)>>,
     seq: u64,
     pub now: u64,
@@ -159,7 +162,10 @@ impl<'g> Sim<'g> {
             })
             .collect();
         let l1_hit = cfg.preset.l1.hit_cycles;
+        let tiles: Vec<usize> = (0..n).map(|w| m.tile_of(w)).collect();
+        let spaces = SpaceState::new(g, &cfg.locality, n, tiles, cfg.seed)?;
         Ok(Sim {
+            spaces,
             g,
             n,
             policy,
@@ -296,8 +302,15 @@ impl<'g> Sim<'g> {
         }
     }
 
-    fn look_for_work(&mut self, w: usize, t: u64) {
-        match self.find(w, t) {
+    fn look_for_work(&mut self, w: usize, mut t: u64) {
+        let found = match self.space_find(w, t) {
+            Ok((item, cycles, bucket)) => Found::Got(item, cycles, bucket),
+            Err(looked) => {
+                t += looked;
+                self.find(w, t)
+            }
+        };
+        match found {
             Found::Got(item, cycles, bucket) => {
                 self.charge(w, bucket, cycles);
                 self.w[w].failed_rounds = 0;
@@ -351,7 +364,7 @@ impl<'g> Sim<'g> {
             return self.after_frame(w, t);
         }
         let mut cost = 0;
-        let mut here = path;
+        let mut here = path.clone();
         if hi - next >= 2 && self.wants_split(w) {
             let mid = next + (hi - next) / 2;
             let paths = path.join();
@@ -360,7 +373,7 @@ impl<'g> Sim<'g> {
             cost += self.push(w, item, t);
             if let Some(Frame::Piece { hi: h, path: p, .. }) = self.w[w].stack.last_mut() {
                 *h = mid;
-                *p = here;
+                *p = here.clone();
             }
         }
         let leaf = self.g.loops[lp as usize].first_leaf + next;
@@ -384,7 +397,7 @@ impl<'g> Sim<'g> {
                 }
                 self.set_block(w, Block::None);
                 if self.latch_is_join[l as usize] {
-                    let p = self.w[w].paths.pop().unwrap_or(path);
+                    let p = self.w[w].paths.pop().unwrap_or_else(|| path.clone());
                     self.set_path(w, p);
                 }
             }
@@ -405,9 +418,15 @@ impl<'g> Sim<'g> {
             Step::Work { cycles, lines } => self.work_turn(w, t, cycles, lines),
             Step::Spawn { task: child } => {
                 self.advance(w);
+                if let Some(cost) = self.space_spawn(child, t) {
+                    // A task of a recorded space: already in its planned queue.
+                    self.charge(w, Bucket::Enqueue, cost);
+                    self.op(Op::Enqueue, cost);
+                    return self.schedule_turn(w, t + cost.max(1));
+                }
                 let child_path = if self.g.tasks[child as usize].kind == TaskKind::Join {
                     let p = path.join();
-                    self.w[w].paths.push(path);
+                    self.w[w].paths.push(p.after.clone());
                     self.set_path(w, p.a);
                     p.b
                 } else {
@@ -546,7 +565,7 @@ impl<'g> Sim<'g> {
         }
         let (a, b) = info.succs;
         let path = match self.w[w].stack.last() {
-            Some(Frame::Task { path, .. }) | Some(Frame::Piece { path, .. }) => *path,
+            Some(Frame::Task { path, .. }) | Some(Frame::Piece { path, .. }) => path.clone(),
             None => SerialPath::default(),
         };
         for i in a..b {
@@ -647,7 +666,7 @@ impl<'g> Sim<'g> {
         matches!(self.w[w].stack[i], Frame::Piece { next, hi, .. } if hi - next >= 2).then_some(i)
     }
 
-    fn result(&self, wall_s: f64) -> SimResult {
+    fn result(&mut self, wall_s: f64) -> SimResult {
         let mut buckets = [0u64; BUCKETS];
         for wk in &self.w {
             for (b, v) in buckets.iter_mut().zip(wk.buckets) {
@@ -671,6 +690,10 @@ impl<'g> Sim<'g> {
             tasks_stolen: self.tasks_stolen,
             messages: self.messages,
             work_cycles: self.g.total_cycles(),
+            space_tasks: self.spaces.tasks,
+            space_stolen: self.spaces.stolen,
+            space_steals: self.spaces.steals,
+            space_starts: std::mem::take(&mut self.spaces.starts),
             mem: self.m.stats().clone(),
             events: self.events,
             wall_s,

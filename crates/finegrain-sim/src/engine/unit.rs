@@ -107,7 +107,7 @@ impl Sim<'_> {
         let n = self.n as u64;
         let s = self.unit();
         s.seq += 1;
-        s.policy.global_order().key(s.seq.wrapping_mul(n).wrapping_add(w as u64), 0, item.path)
+        s.policy.global_order().key(s.seq.wrapping_mul(n).wrapping_add(w as u64), 0, &item.path)
     }
 
     fn to_global(&mut self, w: usize, items: Vec<Item>, t: u64) -> u64 {
@@ -216,7 +216,8 @@ impl Sim<'_> {
         if let Some((item, ready)) = self.unit().near[w].pop_back() {
             let cost = costs::CARBON_ISA + ready.saturating_sub(t);
             self.carbon_prefetch(w, c, t + cost);
-            return Some((item, cost, item.from as usize == w));
+            let own = item.from as usize == w;
+            return Some((item, cost, own));
         }
         if self.unit().total == 0 && self.unit().software[w].is_empty() {
             return None;
@@ -319,6 +320,7 @@ impl Sim<'_> {
         let s = self.unit();
         let (_, e) = s.global.pop_first()?;
         s.total -= 1;
-        Some((e, c, e.from as usize == w))
+        let own = e.from as usize == w;
+        Some((e, c, own))
     }
 }

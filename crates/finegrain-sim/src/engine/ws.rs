@@ -128,7 +128,7 @@ impl Sim<'_> {
     pub(crate) fn ws_push(&mut self, w: usize, item: Item, t: u64) -> u64 {
         let slot = {
             let s = self.ws();
-            s.deques[w].push_back(item);
+            s.deques[w].push_back(item.clone());
             s.pushed[w] += 1;
             s.pushed[w]
         };

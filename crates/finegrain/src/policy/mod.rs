@@ -222,7 +222,13 @@ impl Policy {
             }
             PolicyKind::Unit(u) => {
                 let opts = match u {
-                    UnitPolicy::Carbon(c) => format!("deque={},prefetch={},", c.deque, c.prefetch),
+                    UnitPolicy::Carbon(c) => format!(
+                        "deque={},prefetch={},limit={},prefetch-steal={},",
+                        c.deque,
+                        c.prefetch,
+                        c.limit,
+                        if c.prefetch_steal { "yes" } else { "no" }
+                    ),
                     UnitPolicy::SwHier(s) => format!("private={},order={},", s.private, s.order.name()),
                     UnitPolicy::Pdf => String::new(),
                 };

@@ -10,7 +10,7 @@
 //! nothing for FIFO/LIFO); the second is a sequence number that breaks ties in
 //! arrival order (FIFO) or its reverse (LIFO).
 
-use super::pdf::SerialPath;
+use super::pdf::{Position, SerialPath};
 
 /// Order of the unit's global queue.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -23,10 +23,13 @@ pub enum GlobalOrder {
     Serial,
 }
 
-/// Sort key of a task in a central queue: smallest first.
-#[derive(Copy, Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+/// Sort key of a task in a central queue: smallest first (`primary`, then
+/// the serial position, then `seq`).
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct Key {
     pub primary: u128,
+    /// The task's serial position (`pdf`; empty for the other orders).
+    pub pos: Position,
     pub seq: u64,
 }
 
@@ -43,13 +46,13 @@ impl GlobalOrder {
 
     /// The key of the `seq`-th task queued, with priority `prio` (higher runs
     /// first) and serial-order position `path`.
-    pub fn key(self, seq: u64, prio: i64, path: SerialPath) -> Key {
+    pub fn key(self, seq: u64, prio: i64, path: &SerialPath) -> Key {
         match self {
-            GlobalOrder::Fifo => Key { primary: 0, seq },
-            GlobalOrder::Lifo => Key { primary: 0, seq: u64::MAX - seq },
+            GlobalOrder::Fifo => Key { primary: 0, pos: Position::default(), seq },
+            GlobalOrder::Lifo => Key { primary: 0, pos: Position::default(), seq: u64::MAX - seq },
             // Map i64 onto u128 so that a higher priority gives a smaller key.
-            GlobalOrder::Priority => Key { primary: (i64::MAX as i128 - prio as i128) as u128, seq },
-            GlobalOrder::Serial => Key { primary: path.bits, seq },
+            GlobalOrder::Priority => Key { primary: (i64::MAX as i128 - prio as i128) as u128, pos: Position::default(), seq },
+            GlobalOrder::Serial => Key { primary: 0, pos: path.key().clone(), seq },
         }
     }
 }
@@ -60,7 +63,7 @@ mod tests {
 
     #[test]
     fn priorities_fifo_lifo() {
-        let p = SerialPath::default();
+        let p = &SerialPath::default();
         let hi = GlobalOrder::Priority.key(5, 10, p);
         let lo = GlobalOrder::Priority.key(1, -3, p);
         let hi2 = GlobalOrder::Priority.key(6, 10, p);

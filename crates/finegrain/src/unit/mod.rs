@@ -1,10 +1,9 @@
-//! The central task unit, the mechanism of `carbon`, `sw-hier` and `pdf`:
-//! one task unit shared by all workers under one lock, which serves one
-//! request at a time like Carbon's global task unit (Kumar, Hughes, Nguyen,
-//! "Carbon: Architectural Support for Fine-Grained Parallelism on Chip
-//! Multiprocessors", ISCA 2007, section 4.3), plus per-worker state only its
-//! owner touches (a prefetch buffer or private queue, and a software overflow
-//! queue). The decisions (thresholds, victims, the order of the unit's queue,
+//! The central task unit, the mechanism of `carbon`, `sw-hier` and `pdf`.
+//! `sw-hier` and `pdf` share one global queue under one lock; `carbon` runs
+//! on Carbon's global task unit of per-worker lanes, each with its own lock
+//! (`gtu/`; Kumar, Hughes, Nguyen, "Carbon: Architectural Support for
+//! Fine-Grained Parallelism on Chip Multiprocessors", ISCA 2007, section 4.3).
+//! `sw-hier` also keeps a private queue only its owner touches. The decisions (thresholds, victims, the order of the unit's queue,
 //! serial positions) are in `policy/{carbon,swhier,pdf,unit}.rs`.
 //!
 //! What lives where, and the invariants (one stack per worker, no task lost
@@ -20,12 +19,13 @@ use crate::policy::swhier::SwHier;
 use crate::policy::unit::Key;
 use crate::policy::UnitPolicy;
 use crate::stats::Counter;
+use crate::gtu::Gtu;
 use crate::sync::{lock, AtomicUsize, Mutex, Ordering};
 use std::cell::{Cell, RefCell};
 use std::collections::{BTreeMap, VecDeque};
 
 /// A task with its key in the central order.
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) struct Entry {
     pub(crate) key: Key,
     pub(crate) job: JobRef,
@@ -38,13 +38,13 @@ pub(crate) struct Entry {
 /// The shared unit.
 pub(crate) struct Shared {
     state: Mutex<UnitState>,
-    /// Tasks in the unit (deques or global queue): what idle workers look at.
+    /// Tasks in the global queue: what idle workers look at.
     total: AtomicUsize,
+    /// `carbon`: the per-worker lanes.
+    gtu: Gtu<JobRef>,
 }
 
 struct UnitState {
-    /// `carbon`: one deque per worker, oldest at the front.
-    deques: Vec<VecDeque<Entry>>,
     /// `sw-hier`, `pdf`: the global queue, smallest key first.
     global: BTreeMap<Key, Entry>,
 }
@@ -52,14 +52,15 @@ struct UnitState {
 impl Shared {
     pub(crate) fn new(n: usize) -> Shared {
         Shared {
-            state: Mutex::new(UnitState { deques: (0..n).map(|_| VecDeque::new()).collect(), global: BTreeMap::new() }),
+            state: Mutex::new(UnitState { global: BTreeMap::new() }),
             total: AtomicUsize::new(0),
+            gtu: Gtu::new(n),
         }
     }
 
     /// Is any task in the unit, for a sleeping worker to take?
     pub(crate) fn has_work(&self) -> bool {
-        self.total.load(Ordering::SeqCst) > 0
+        self.total.load(Ordering::SeqCst) > 0 || self.gtu.has_work()
     }
 
     fn total_relaxed(&self) -> usize {
@@ -69,7 +70,7 @@ impl Shared {
 
 impl UnitState {
     fn count(&self) -> usize {
-        self.deques.iter().map(VecDeque::len).sum::<usize>() + self.global.len()
+        self.global.len()
     }
 }
 
@@ -77,14 +78,12 @@ impl UnitState {
 pub(crate) struct UnitWorker {
     unit: *const Shared,
     policy: UnitPolicy,
-    /// `carbon`: the LTU prefetch buffer; `sw-hier`: the private queue. Newest at the back.
+    /// `sw-hier`: the private queue. Newest at the back.
     near: RefCell<VecDeque<Entry>>,
-    /// `carbon`: tasks overflowed from the GTU deque, newest at the back.
-    software: RefCell<VecDeque<Entry>>,
     /// Sequence numbers for keys (unique per worker: `seq * n + index`).
     seq: Cell<u64>,
     /// Serial-order position of the code running now (`pdf`).
-    path: Cell<SerialPath>,
+    path: RefCell<SerialPath>,
     /// Priority given to tasks spawned now (`order=priority`).
     priority: Cell<i64>,
 }
@@ -97,9 +96,8 @@ impl UnitWorker {
             unit,
             policy,
             near: RefCell::new(VecDeque::new()),
-            software: RefCell::new(VecDeque::new()),
             seq: Cell::new(0),
-            path: Cell::new(SerialPath::default()),
+            path: RefCell::new(SerialPath::default()),
             priority: Cell::new(0),
         }
     }
@@ -114,7 +112,7 @@ impl UnitWorker {
         unsafe { &*self.unit }
     }
 
-    fn next_key(&self, h: &Handles, path: SerialPath) -> Key {
+    fn next_key(&self, h: &Handles, path: &SerialPath) -> Key {
         let s = self.seq.get();
         self.seq.set(s + 1);
         let n = h.workers as u64;
@@ -126,70 +124,72 @@ impl UnitWorker {
         h.hot.enqueue();
         // SAFETY: not yet visible to other threads.
         unsafe { JobHeader::prepare(job.as_ptr(), h.index) };
-        let e = Entry { key: self.next_key(h, path), job, path, from: h.index };
+        if let UnitPolicy::Carbon(c) = self.policy {
+            if self.unit().gtu.enqueue(h.index, &c, job) {
+                h.sleep().notify_new_work();
+            }
+            return Entry::injected(job);
+        }
+        let e = Entry { key: self.next_key(h, &path), job, path, from: h.index };
         match self.policy {
-            UnitPolicy::Carbon(c) => self.carbon_enqueue(h, c, e),
-            UnitPolicy::SwHier(s) => self.swhier_enqueue(h, s, e),
-            UnitPolicy::Pdf => self.to_global(h, std::iter::once(e)),
+            UnitPolicy::SwHier(s) => self.swhier_enqueue(h, s, e.clone()),
+            _ => self.to_global(h, std::iter::once(e.clone())),
         }
         e
     }
 
     /// A `join` begins at the current serial position: `b` is queued at its
     /// place (`SerialPath::join`), and the caller runs `a` at its own.
-    /// Returns `b`'s entry and the position to come back to.
+    /// Returns `b`'s entry and the position to continue at afterwards.
     #[inline]
     pub(crate) fn join_begin(&self, h: &Handles, b: JobRef) -> (Entry, SerialPath) {
-        let here = self.path.get();
-        let paths = here.join();
+        if let UnitPolicy::Carbon(_) = self.policy {
+            return (self.push_at(h, b, SerialPath::default()), SerialPath::default());
+        }
+        let paths = self.path.borrow().join();
         let e = self.push_at(h, b, paths.b);
-        self.path.set(paths.a);
-        (e, here)
+        *self.path.borrow_mut() = paths.a;
+        (e, paths.after)
     }
 
     /// `a` returned: the caller is at `b`'s position, until the join ends
     /// ([`UnitWorker::join_end`]).
     #[inline]
     pub(crate) fn join_after_a(&self, e: &Entry) {
-        self.path.set(e.path);
+        if !matches!(self.policy, UnitPolicy::Carbon(_)) {
+            *self.path.borrow_mut() = e.path.clone();
+        }
     }
 
-    /// The join is over: back at its own position.
+    /// The join is over: continue after it.
     #[inline]
-    pub(crate) fn join_end(&self, here: SerialPath) {
-        self.path.set(here);
+    pub(crate) fn join_end(&self, after: SerialPath) {
+        if !matches!(self.policy, UnitPolicy::Carbon(_)) {
+            *self.path.borrow_mut() = after;
+        }
+    }
+
+    /// Does this unit hand tasks out in serial order (`pdf`)?
+    pub(crate) fn serial(&self) -> bool {
+        matches!(self.policy.global_order(), crate::policy::unit::GlobalOrder::Serial)
+    }
+
+    /// The serial position of the code running now (`pdf`).
+    pub(crate) fn path(&self) -> SerialPath {
+        self.path.borrow().clone()
+    }
+
+    /// Continue at `p` (`pdf`: after a task graph).
+    pub(crate) fn set_path(&self, p: SerialPath) {
+        *self.path.borrow_mut() = p;
     }
 
     fn to_global(&self, h: &Handles, entries: impl Iterator<Item = Entry>) {
         let unit = self.unit();
         let mut st = lock(&unit.state);
         for e in entries {
-            st.global.insert(e.key, e);
+            st.global.insert(e.key.clone(), e);
         }
-        unit.total.store(st.count(), Ordering::SeqCst);
-        drop(st);
-        h.sleep().notify_new_work();
-    }
-
-    fn carbon_enqueue(&self, h: &Handles, c: Carbon, e: Entry) {
-        let mut near = self.near.borrow_mut();
-        near.push_back(e);
-        if near.len() <= c.prefetch {
-            return;
-        }
-        // The buffer is full: its oldest task goes to this worker's GTU deque.
-        let out = near.pop_front().expect("non-empty");
-        drop(near);
-        let unit = self.unit();
-        let mut st = lock(&unit.state);
-        let dq = &mut st.deques[h.index];
-        if dq.len() >= c.deque {
-            // TQ Overflow: the deque's oldest tasks go to the software queue.
-            let k = c.overflow_count(dq.len());
-            let mut sw = self.software.borrow_mut();
-            sw.extend(dq.drain(..k));
-        }
-        dq.push_back(out);
         unit.total.store(st.count(), Ordering::SeqCst);
         drop(st);
         h.sleep().notify_new_work();
@@ -207,38 +207,22 @@ impl UnitWorker {
     }
 
     /// End of a `join`: if `e` is still this worker's newest task, take it.
-    pub(crate) fn take_back(&self, h: &Handles, e: Entry) -> bool {
+    pub(crate) fn take_back(&self, h: &Handles, e: &Entry) -> bool {
+        if let UnitPolicy::Carbon(c) = self.policy {
+            return self.unit().gtu.take_back(h.index, &c, e.job);
+        }
         {
             let mut near = self.near.borrow_mut();
-            if near.back() == Some(&e) {
+            if near.back() == Some(e) {
                 near.pop_back();
                 return true;
             }
         }
         let unit = self.unit();
         let mut st = lock(&unit.state);
-        let found = match self.policy {
-            UnitPolicy::Carbon(_) => {
-                if st.deques[h.index].back() == Some(&e) {
-                    st.deques[h.index].pop_back();
-                    true
-                } else {
-                    false
-                }
-            }
-            UnitPolicy::SwHier(_) | UnitPolicy::Pdf => st.global.remove(&e.key).is_some(),
-        };
-        if found {
+        if st.global.remove(&e.key).is_some() {
             unit.total.store(st.count(), Ordering::SeqCst);
             return true;
-        }
-        drop(st);
-        if let UnitPolicy::Carbon(_) = self.policy {
-            let mut sw = self.software.borrow_mut();
-            if sw.back() == Some(&e) {
-                sw.pop_back();
-                return true;
-            }
         }
         false
     }
@@ -246,20 +230,10 @@ impl UnitWorker {
     /// This worker's newest own task (a `join` running what is left above its
     /// second closure); `None` if it has none left here.
     pub(crate) fn pop_newest(&self, h: &Handles) -> Option<JobRef> {
-        if let Some(e) = self.near.borrow_mut().pop_back() {
-            return Some(e.job);
+        if let UnitPolicy::Carbon(c) = self.policy {
+            return self.unit().gtu.pop_newest(h.index, &c);
         }
-        if let UnitPolicy::Carbon(_) = self.policy {
-            let unit = self.unit();
-            let mut st = lock(&unit.state);
-            if let Some(e) = st.deques[h.index].pop_back() {
-                unit.total.store(st.count(), Ordering::SeqCst);
-                return Some(e.job);
-            }
-            drop(st);
-            return self.software.borrow_mut().pop_back().map(|e| e.job);
-        }
-        None
+        self.near.borrow_mut().pop_back().map(|e| e.job)
     }
 
     /// Up to `k` tasks from the front of the global queue, first one last.
@@ -301,80 +275,56 @@ impl UnitWorker {
         Some(first)
     }
 
+    /// TQ_DEQUEUE: the buffered or newest own task, else a steal of the
+    /// nearest lane's oldest half; then a prefetch for the buffer.
     fn carbon_dequeue(&self, h: &Handles, c: Carbon) -> Option<Entry> {
-        let buffered = self.near.borrow_mut().pop_back();
-        if let Some(e) = buffered {
-            self.carbon_prefetch(h, c);
-            return Some(e);
-        }
-        let e = self.carbon_from_gtu(h, c, true)?;
-        self.carbon_prefetch(h, c);
-        Some(e)
-    }
-
-    /// Refill the prefetch buffer from the GTU, unless it holds fewer tasks
-    /// than there are workers.
-    fn carbon_prefetch(&self, h: &Handles, c: Carbon) {
-        if !c.prefetch_allowed(self.unit().total_relaxed(), h.workers) {
-            return;
-        }
-        if self.near.borrow().len() >= c.prefetch {
-            return;
-        }
-        if let Some(e) = self.carbon_from_gtu(h, c, false) {
-            self.near.borrow_mut().push_front(e);
-        }
-    }
-
-    /// One request to the GTU: own deque (refilled from software when low),
-    /// else steal half of the nearest non-empty deque. A prefetch request is
-    /// refused when the unit holds fewer tasks than there are workers.
-    fn carbon_from_gtu(&self, h: &Handles, c: Carbon, demand: bool) -> Option<Entry> {
-        let (n, me) = (h.workers, h.index);
-        let unit = self.unit();
-        let mut st = lock(&unit.state);
-        if !demand && !c.prefetch_allowed(st.count(), n) {
-            return None;
-        }
-        // TQ Underflow: move the software queue's newest tasks back under the deque.
-        if st.deques[me].len() < c.underflow_threshold() {
-            let mut sw = self.software.borrow_mut();
-            let k = c.refill_count(st.deques[me].len(), sw.len());
-            for _ in 0..k {
-                let e = sw.pop_back().expect("counted");
-                st.deques[me].push_front(e);
-            }
-        }
-        let got = match st.deques[me].pop_back() {
-            Some(e) => Some(e),
-            None => {
-                let mut stolen = None;
-                for v in Carbon::victims(me, n) {
-                    let len = st.deques[v].len();
-                    if len == 0 {
-                        continue;
-                    }
-                    let k = Carbon::steal_count(len);
-                    let taken: Vec<Entry> = st.deques[v].drain(..k).collect();
-                    h.counters().count(Counter::Steals, 1);
-                    h.counters().count(Counter::TasksStolen, k as u64);
-                    st.deques[me].extend(taken);
-                    stolen = st.deques[me].pop_back();
-                    break;
-                }
-                stolen
-            }
+        let gtu = &self.unit().gtu;
+        let job = match gtu.pop_newest(h.index, &c) {
+            Some(j) => j,
+            None => self.carbon_steal(h, c)?,
         };
-        unit.total.store(st.count(), Ordering::SeqCst);
-        got
+        self.carbon_prefetch(h, c);
+        Some(Entry::injected(job))
     }
 
+    /// A steal from the nearest lane with work: keep all but the newest
+    /// stolen task in the own lane, return that one.
+    fn carbon_steal(&self, h: &Handles, c: Carbon) -> Option<JobRef> {
+        let gtu = &self.unit().gtu;
+        let mut got = gtu.steal(h.index, &c);
+        let last = got.pop()?;
+        h.counters().count(Counter::Steals, 1);
+        h.counters().count(Counter::TasksStolen, got.len() as u64 + 1);
+        if !got.is_empty() && gtu.keep(h.index, &c, got.into_iter()) {
+            h.sleep().notify_new_work();
+        }
+        Some(last)
+    }
+
+    /// Fill an empty prefetch buffer from the GTU (own deque, else a steal),
+    /// unless the GTU holds fewer tasks than there are workers.
+    fn carbon_prefetch(&self, h: &Handles, c: Carbon) {
+        let gtu = &self.unit().gtu;
+        if !c.prefetch_allowed(gtu.queued(), h.workers) || !gtu.buffer_empty(h.index) {
+            return;
+        }
+        let job = match gtu.own_newest_queued(h.index, &c) {
+            Some(j) => j,
+            None => match self.carbon_steal(h, c) {
+                Some(j) => j,
+                None => return,
+            },
+        };
+        if gtu.buffer(h.index, &c, job) {
+            h.sleep().notify_new_work();
+        }
+    }
 }
 
 impl Task for Entry {
     /// Work from outside the pool runs at the root of serial order.
     fn injected(job: JobRef) -> Entry {
-        Entry { key: Key { primary: 0, seq: 0 }, job, path: SerialPath::default(), from: usize::MAX }
+        Entry { key: Key { primary: 0, pos: Default::default(), seq: 0 }, job, path: SerialPath::default(), from: usize::MAX }
     }
     fn job(self) -> JobRef {
         self.job
@@ -389,8 +339,12 @@ impl Mechanism for UnitWorker {
     /// A spawn (scope, phase, graph): queued at its serial place
     /// (`SerialPath::spawn`); the spawner continues after it.
     fn push(&self, h: &Handles, job: JobRef) {
-        let paths = self.path.get().spawn();
-        self.path.set(paths.rest);
+        if let UnitPolicy::Carbon(_) = self.policy {
+            self.push_at(h, job, SerialPath::default());
+            return;
+        }
+        let paths = self.path.borrow().spawn();
+        *self.path.borrow_mut() = paths.rest;
         self.push_at(h, job, paths.task);
     }
 
@@ -409,13 +363,20 @@ impl Mechanism for UnitWorker {
 
     /// Run a dequeued task at its serial position.
     fn run(&self, e: Entry, exec: impl FnOnce(JobRef)) {
+        if let UnitPolicy::Carbon(_) = self.policy {
+            return exec(e.job);
+        }
         let saved = self.path.replace(e.path);
         exec(e.job);
-        self.path.set(saved);
+        *self.path.borrow_mut() = saved;
     }
 
     fn wants_split(&self, h: &Handles) -> bool {
-        crate::policy::split::unit(self.policy, self.near.borrow().is_empty(), self.unit().total_relaxed(), h.workers)
+        let tasks = match self.policy {
+            UnitPolicy::Carbon(_) => self.unit().gtu.queued(),
+            _ => self.unit().total_relaxed(),
+        };
+        crate::policy::split::unit(self.policy, self.near.borrow().is_empty(), tasks, h.workers)
     }
 }
 

@@ -17,9 +17,10 @@
 //!   the steal hint, the last victim a steal succeeded on, then workers of
 //!   the same tile, then the others.
 //!
-//! - **recursive** (§6.3): the unit is one whole group of the plan (the
-//!   L1 group, 4-32 tasks in the thesis's Table 4.4), taken from the tail of
-//!   the victim's queue, and never the group its owner has started (the
+//! - **recursive** (§6.3): the unit is one whole L1 group (4-32 tasks in the
+//!   thesis's Table 4.4: a plan's group of at most [`RECURSIVE_PIECE`] tasks,
+//!   or a piece of that size of a larger group), taken from the tail of
+//!   the victim's queue, and never the L1 group its owner has started (the
 //!   thesis never steals from a thread's task queue, so there is no
 //!   secondary stealing); victims nearest first: the thief's own tile
 //!   (siblings under one L2), then the others by distance.
@@ -34,7 +35,7 @@
 //! comes back for the next group of the same victim first only if the
 //! victims' order puts it there (the pattern scheme's steal hint does that).
 
-use super::worker_order;
+use super::{worker_order, Group};
 
 /// The baseline's cap on one steal (thesis §6.1).
 pub const BASELINE_CAP: usize = 8;
@@ -90,15 +91,41 @@ pub fn amount(scheme: Stealing, remaining: usize, unit: StealUnit) -> usize {
     }
 }
 
+/// The pattern scheme's unit when the victim's last queued task belongs to
+/// `group`: a strip of a flux box along its innermost (most-shared)
+/// dimension, half a bin or signature range, or the baseline's amount (0)
+/// for a contiguous chunk, which carries no grouping.
+pub fn pattern_unit(group: &Group) -> StealUnit {
+    StealUnit(match group {
+        Group::Box(b) => b.hi[b.raster[0]] - b.lo[b.raster[0]],
+        Group::Tasks(r) => r.len().div_ceil(2),
+        Group::Linear(_) => 0,
+    })
+}
+
+/// The largest unit recursive stealing moves: the largest L1 group of the
+/// thesis's Table 4.4 (32 tasks, bprj). A plan's group larger than this
+/// (a baseline chunk, a flux box, a bin) is not an L1 group; recursive
+/// stealing treats it as consecutive L1 groups of this many tasks, counted
+/// from its start.
+pub const RECURSIVE_PIECE: usize = 32;
+
 /// The recursive scheme's unit at a victim whose queue holds positions
-/// `head..tail`, the last group of which starts at `group_start`: that group
-/// whole, unless its owner has already started it (`head > group_start`):
-/// then nothing, since a started group is the owner's task queue.
+/// `head..tail`, the last group of which starts at `group_start`: the last
+/// L1 group at the tail (that group whole if it has at most
+/// [`RECURSIVE_PIECE`] tasks, else its last piece of that size counted
+/// from the group's start), unless its owner has already started it: then
+/// nothing, since a started L1 group is the owner's task queue (§6.3: no
+/// secondary stealing).
 pub fn group_unit(head: usize, tail: usize, group_start: usize) -> StealUnit {
-    if head > group_start || group_start >= tail {
+    if group_start >= tail {
+        return StealUnit(0);
+    }
+    let piece = group_start + (tail - 1 - group_start) / RECURSIVE_PIECE * RECURSIVE_PIECE;
+    if head > piece {
         StealUnit(0)
     } else {
-        StealUnit(tail - group_start)
+        StealUnit(tail - piece)
     }
 }
 
@@ -146,6 +173,12 @@ mod tests {
     fn recursive_takes_whole_unstarted_groups() {
         // Queue 10..40, last group 30..40: the group whole.
         assert_eq!(amount(Stealing::Recursive, 30, group_unit(10, 40, 30)), 10);
+        // A group of 100 (a baseline chunk) is L1 pieces of 32 from its
+        // start: 0..32, 32..64, 64..96, 96..100; the last piece first.
+        assert_eq!(group_unit(0, 100, 0), StealUnit(4));
+        assert_eq!(group_unit(0, 96, 0), StealUnit(32));
+        assert_eq!(group_unit(40, 96, 0), StealUnit(32), "the owner works in 32..64");
+        assert_eq!(group_unit(70, 96, 0), StealUnit(0), "the owner works in the last piece");
         // The owner is inside the last group: nothing (no secondary stealing).
         assert_eq!(amount(Stealing::Recursive, 5, group_unit(35, 40, 30)), 0);
         // The owner has not started it (an offline thread): stealable.
