@@ -71,10 +71,27 @@ fn manager(name: &str, g: &TaskGraph, preset: &'static Preset, threads: usize) -
     }
 }
 
-/// The reference scheduler's plans for every space of `g`.
+/// The reference scheduler's plans for every space of `g`
+/// (`finegrain_sim::reference`, thesis chapter 4), for the preset's cache
+/// hierarchy. A space with the same extents and hint as an earlier one (a
+/// section run again: conv's passes, smvm's steps) reuses that one's plan,
+/// as the thesis's replay does (§5.5.2), instead of partitioning again.
 fn reference(g: &TaskGraph, preset: &'static Preset, threads: usize) -> Result<SpaceManager, String> {
-    let _ = (g, preset, threads);
-    Err("the reference scheduler is not available in this build".into())
+    use finegrain_sim::reference::{self, Hierarchy, TaskSharing};
+    let h = Hierarchy::from_preset(preset, threads).map_err(|e| e.to_string())?;
+    let mut plans = std::collections::HashMap::new();
+    let mut made: Vec<(usize, finegrain::policy::locality::Plan)> = Vec::new();
+    for (i, rec) in g.spaces.iter().enumerate() {
+        if let Some((_, p)) = made.iter().find(|(j, _)| g.spaces[*j].dims == rec.dims && g.spaces[*j].hint == rec.hint) {
+            plans.insert(i, p.clone());
+            continue;
+        }
+        let input = reference::trace::space_input(g, rec).map_err(|e| e.to_string())?;
+        let plan = TaskSharing::new(&input).recursive(&h).map_err(|e| e.to_string())?.plan;
+        plans.insert(i, plan.clone());
+        made.push((i, plan));
+    }
+    Ok(SpaceManager::Plans(plans))
 }
 
 fn run(g: &TaskGraph, preset: &'static Preset, threads: usize, policy: &SimPolicy, seed: u64, locality: Locality) -> Result<SimResult, String> {
