@@ -237,6 +237,8 @@ pub fn all() -> Vec<Box<dyn Workload>> {
         Box::new(locality::Bprj { hint: true }),
         Box::new(locality::Barnes { hint: true }),
         Box::new(locality::Hj { hint: true }),
+        Box::new(locality::Sp { hint: true }),
+        Box::new(locality::Sph { hint: true }),
     ]
 }
 

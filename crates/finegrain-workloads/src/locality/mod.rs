@@ -18,6 +18,8 @@ mod conv;
 mod hj;
 mod mmm;
 mod smvm;
+mod sp;
+mod sph;
 
 pub(crate) use barnes::Barnes;
 pub(crate) use bprj::Bprj;
@@ -25,6 +27,8 @@ pub(crate) use conv::Conv;
 pub(crate) use hj::Hj;
 pub(crate) use mmm::Mmm;
 pub(crate) use smvm::Smvm;
+pub(crate) use sp::Sp;
+pub(crate) use sph::Sph;
 
 use crate::Workload;
 use finegrain::TaskSpace;
@@ -43,13 +47,15 @@ pub const NOHINT: &str = "-nohint";
 /// assert!(finegrain_workloads::locality::unhinted("fib").is_none());
 /// ```
 pub fn unhinted(name: &str) -> Option<Box<dyn Workload>> {
-    let all: [Box<dyn Workload>; 6] = [
+    let all: [Box<dyn Workload>; 8] = [
         Box::new(Conv { hint: false }),
         Box::new(Mmm { hint: false }),
         Box::new(Smvm { hint: false }),
         Box::new(Bprj { hint: false }),
         Box::new(Barnes { hint: false }),
         Box::new(Hj { hint: false }),
+        Box::new(Sp { hint: false }),
+        Box::new(Sph { hint: false }),
     ];
     all.into_iter().find(|w| w.name().strip_suffix(NOHINT) == Some(name))
 }
