@@ -239,6 +239,7 @@ pub fn all() -> Vec<Box<dyn Workload>> {
         Box::new(locality::Hj { hint: true }),
         Box::new(locality::Sp { hint: true }),
         Box::new(locality::Sph { hint: true }),
+        Box::new(locality::Ft { hint: true }),
     ]
 }
 

@@ -15,6 +15,7 @@
 mod barnes;
 mod bprj;
 mod conv;
+mod ft;
 mod hj;
 mod mmm;
 mod smvm;
@@ -24,6 +25,7 @@ mod sph;
 pub(crate) use barnes::Barnes;
 pub(crate) use bprj::Bprj;
 pub(crate) use conv::Conv;
+pub(crate) use ft::Ft;
 pub(crate) use hj::Hj;
 pub(crate) use mmm::Mmm;
 pub(crate) use smvm::Smvm;
@@ -47,7 +49,7 @@ pub const NOHINT: &str = "-nohint";
 /// assert!(finegrain_workloads::locality::unhinted("fib").is_none());
 /// ```
 pub fn unhinted(name: &str) -> Option<Box<dyn Workload>> {
-    let all: [Box<dyn Workload>; 8] = [
+    let all: [Box<dyn Workload>; 9] = [
         Box::new(Conv { hint: false }),
         Box::new(Mmm { hint: false }),
         Box::new(Smvm { hint: false }),
@@ -56,6 +58,7 @@ pub fn unhinted(name: &str) -> Option<Box<dyn Workload>> {
         Box::new(Hj { hint: false }),
         Box::new(Sp { hint: false }),
         Box::new(Sph { hint: false }),
+        Box::new(Ft { hint: false }),
     ];
     all.into_iter().find(|w| w.name().strip_suffix(NOHINT) == Some(name))
 }
