@@ -240,6 +240,7 @@ pub fn all() -> Vec<Box<dyn Workload>> {
         Box::new(locality::Sp { hint: true }),
         Box::new(locality::Sph { hint: true }),
         Box::new(locality::Ft { hint: true }),
+        Box::new(locality::Gjk { hint: true }),
     ]
 }
 

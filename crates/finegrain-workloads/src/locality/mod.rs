@@ -16,6 +16,7 @@ mod barnes;
 mod bprj;
 mod conv;
 mod ft;
+mod gjk;
 mod hj;
 mod mmm;
 mod smvm;
@@ -26,6 +27,7 @@ pub(crate) use barnes::Barnes;
 pub(crate) use bprj::Bprj;
 pub(crate) use conv::Conv;
 pub(crate) use ft::Ft;
+pub(crate) use gjk::Gjk;
 pub(crate) use hj::Hj;
 pub(crate) use mmm::Mmm;
 pub(crate) use smvm::Smvm;
@@ -49,7 +51,7 @@ pub const NOHINT: &str = "-nohint";
 /// assert!(finegrain_workloads::locality::unhinted("fib").is_none());
 /// ```
 pub fn unhinted(name: &str) -> Option<Box<dyn Workload>> {
-    let all: [Box<dyn Workload>; 9] = [
+    let all: [Box<dyn Workload>; 10] = [
         Box::new(Conv { hint: false }),
         Box::new(Mmm { hint: false }),
         Box::new(Smvm { hint: false }),
@@ -59,6 +61,7 @@ pub fn unhinted(name: &str) -> Option<Box<dyn Workload>> {
         Box::new(Sp { hint: false }),
         Box::new(Sph { hint: false }),
         Box::new(Ft { hint: false }),
+        Box::new(Gjk { hint: false }),
     ];
     all.into_iter().find(|w| w.name().strip_suffix(NOHINT) == Some(name))
 }
