@@ -2,9 +2,10 @@
 //! Processors*, PhD thesis, Stanford University, 2012, sections 4.4 and 5.4
 //! (Table 4.4 and the workload table of chapter 5), each written as one or
 //! more [`finegrain::TaskSpace`] sections with the locality hint the thesis
-//! gives it: `conv` and `mmm` a sharing vector (flux manager, linear
-//! access), `smvm` and `hj` per-task signatures (signature manager, random access), `bprj` and
-//! `barnes` a key map (binning manager, non-linear access).
+//! gives it: `conv`, `mmm`, `sp` and `sph` a sharing vector (flux manager,
+//! linear access), `smvm`, `hj` and `gjk` per-task signatures (signature
+//! manager, random or clustered access), `bprj`, `barnes` and `ft` a key map
+//! (binning manager, non-linear access).
 //!
 //! Every workload has a twin, the same program on the same input with the
 //! same check, whose sections carry no hint (the thesis's baseline manager:

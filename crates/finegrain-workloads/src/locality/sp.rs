@@ -4,7 +4,7 @@
 //! Stanford University, 2012, section 4.1.1, Table 4.1, and section 5.4,
 //! Table 5.1: NPB "sp", "solves a subset of equation lattice", a linear
 //! pattern run by the flux manager; 1,156 tasks of about 6K instructions,
-//! i.e. the 34 x 34 interior lines of NPB's class W grid).
+//! 34^2, presumably the interior lines of NPB class W's 36^3 grid).
 //!
 //! **Program.** A variable-coefficient diffusion step on an `n^3` grid with
 //! zero (Dirichlet) values outside, split into three sweeps as NPB SP's
