@@ -150,7 +150,10 @@ fn signed(k: usize, n: usize) -> f64 {
 
 impl FtInstance {
     fn generate(dims: [usize; 3], seed: u64, hint: bool) -> FtInstance {
-        assert!(dims.iter().all(|&n| n.is_power_of_two()) && dims[1].is_multiple_of(YB), "ft: dimensions {dims:?} must be powers of two, y a multiple of {YB}");
+        assert!(
+            dims.iter().all(|&n| n.is_power_of_two()) && dims[1].is_multiple_of(YB),
+            "ft: dimensions {dims:?} must be powers of two, y a multiple of {YB}"
+        );
         let mut rng = SplitMix64::new(seed ^ 0x6674);
         let input = (0..dims.iter().product()).map(|_| [rng.unit(), rng.unit()]).collect();
         let twiddles = dims.map(|n| (0..n / 2).map(|j| (-2.0 * PI * j as f64 / n as f64).sin_cos()).map(|(s, c)| [c, s]).collect());

@@ -110,7 +110,11 @@ fn rotation(axis: V, angle: f64) -> [V; 3] {
     let (s, c) = angle.sin_cos();
     let [x, y, z] = axis;
     let t = 1.0 - c;
-    [[t * x * x + c, t * x * y - s * z, t * x * z + s * y], [t * x * y + s * z, t * y * y + c, t * y * z - s * x], [t * x * z - s * y, t * y * z + s * x, t * z * z + c]]
+    [
+        [t * x * x + c, t * x * y - s * z, t * x * z + s * y],
+        [t * x * y + s * z, t * y * y + c, t * y * z - s * x],
+        [t * x * z - s * y, t * y * z + s * x, t * z * z + c],
+    ]
 }
 
 /// A polytope posed in the world: vertices in its own frame, rotation (rows)
@@ -130,7 +134,11 @@ impl Posed<'_> {
     fn support(&self, d: V) -> V {
         // The direction in the object's frame: R^T d.
         let r = &self.rot;
-        let local = [r[0][0] * d[0] + r[1][0] * d[1] + r[2][0] * d[2], r[0][1] * d[0] + r[1][1] * d[1] + r[2][1] * d[2], r[0][2] * d[0] + r[1][2] * d[1] + r[2][2] * d[2]];
+        let local = [
+            r[0][0] * d[0] + r[1][0] * d[1] + r[2][0] * d[2],
+            r[0][1] * d[0] + r[1][1] * d[1] + r[2][1] * d[2],
+            r[0][2] * d[0] + r[1][2] * d[1] + r[2][2] * d[2],
+        ];
         let mut best = (f64::MIN, self.verts[0]);
         for &v in self.verts {
             let s = dot(v, local);
@@ -346,7 +354,7 @@ struct GjkInstance {
 impl GjkInstance {
     fn generate(clusters: usize, per_cluster: usize, frames: usize, seed: u64, hint: bool) -> GjkInstance {
         assert!(clusters > 0 && per_cluster > 1 && frames > 0, "gjk: needs a cluster of two objects and a frame");
-        let mut rng = SplitMix64::new(seed ^ 0x676a_6b);
+        let mut rng = SplitMix64::new(seed ^ 0x0067_6a6b);
         let unit_vector = |rng: &mut SplitMix64| loop {
             let v = [2.0 * rng.unit() - 1.0, 2.0 * rng.unit() - 1.0, 2.0 * rng.unit() - 1.0];
             let l = dot(v, v);
@@ -438,6 +446,9 @@ impl GjkInstance {
     }
 }
 
+/// A broad-phase cell and its candidate pairs.
+type CellPairs = ([i64; 3], Vec<(u32, u32)>);
+
 /// The candidate pairs, grouped by broad-phase cell, cells in hashed
 /// order: `(pairs, start)` with cell `t`'s pairs at `start[t]..start[t + 1]`.
 fn broad_phase(objects: &[Object], frames: usize) -> (Vec<(u32, u32)>, Vec<usize>) {
@@ -461,7 +472,7 @@ fn broad_phase(objects: &[Object], frames: usize) -> (Vec<(u32, u32)>, Vec<usize
             }
         }
     }
-    let mut cells: Vec<([i64; 3], Vec<(u32, u32)>)> = Vec::new();
+    let mut cells: Vec<CellPairs> = Vec::new();
     for (&key, members) in &grid {
         let mut pairs = Vec::new();
         for (n, &i) in members.iter().enumerate() {

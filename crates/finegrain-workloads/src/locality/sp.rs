@@ -379,9 +379,8 @@ mod tests {
             for r in 0..n {
                 if r != c {
                     let m = dense[r][c] / dense[c][c];
-                    for k in c..=n {
-                        dense[r][k] -= m * dense[c][k];
-                    }
+                    let pivot = dense[c].clone();
+                    dense[r][c..].iter_mut().zip(&pivot[c..]).for_each(|(x, p)| *x -= m * p);
                 }
             }
         }

@@ -153,7 +153,11 @@ impl SphInstance {
             for j in 0..counts[1] {
                 for i in 0..counts[0] {
                     let jitter = |rng: &mut SplitMix64| 0.1 * spacing * (rng.unit() - 0.5);
-                    pos.push([(i as f64 + 0.5) * spacing + jitter(&mut rng), (j as f64 + 0.5) * spacing + jitter(&mut rng), (k as f64 + 0.5) * spacing + jitter(&mut rng)]);
+                    pos.push([
+                        (i as f64 + 0.5) * spacing + jitter(&mut rng),
+                        (j as f64 + 0.5) * spacing + jitter(&mut rng),
+                        (k as f64 + 0.5) * spacing + jitter(&mut rng),
+                    ]);
                 }
             }
         }
@@ -266,9 +270,8 @@ impl SphInstance {
         let high: [f64; 3] = std::array::from_fn(|d| self.cells[d] as f64 * self.kernel.h);
         let margin = 0.25 / PARTICLES_PER_METRE;
         let mut next = s.clone();
-        for i in 0..s.pos.len() {
-            let (p, v) = (&mut next.pos[i], &mut next.vel[i]);
-            let mut a = acc[i];
+        for ((p, v), &a) in next.pos.iter_mut().zip(next.vel.iter_mut()).zip(acc) {
+            let mut a = a;
             for d in 0..3 {
                 let below = margin - p[d];
                 if below > 0.0 {
@@ -435,8 +438,10 @@ mod tests {
         let inst = SphInstance::dam_break([12, 12, 12], 1, 3, true);
         let (rho, _) = passes(&inst, &inst.initial);
         let h = inst.kernel.h;
-        let inner: Vec<f64> =
-            (0..rho.len()).filter(|&i| inst.initial.pos[i].iter().zip([0.6, 0.7, 1.0]).all(|(&p, f)| p > 1.5 * h && p < 12.0 * f * h - 1.5 * h)).map(|i| rho[i]).collect();
+        let inner: Vec<f64> = (0..rho.len())
+            .filter(|&i| inst.initial.pos[i].iter().zip([0.6, 0.7, 1.0]).all(|(&p, f)| p > 1.5 * h && p < 12.0 * f * h - 1.5 * h))
+            .map(|i| rho[i])
+            .collect();
         assert!(inner.len() > 100);
         for r in inner {
             assert!((r / REST_DENSITY - 1.0).abs() < 0.15, "{r}");
