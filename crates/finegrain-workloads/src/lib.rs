@@ -241,6 +241,7 @@ pub fn all() -> Vec<Box<dyn Workload>> {
         Box::new(locality::Sph { hint: true }),
         Box::new(locality::Ft { hint: true }),
         Box::new(locality::Gjk { hint: true }),
+        Box::new(locality::Brmap { hint: true }),
     ]
 }
 

@@ -2,10 +2,10 @@
 //! Processors*, PhD thesis, Stanford University, 2012, sections 4.4 and 5.4
 //! (Table 4.4 and the workload table of chapter 5), each written as one or
 //! more [`finegrain::TaskSpace`] sections with the locality hint the thesis
-//! gives it: `conv`, `mmm`, `sp` and `sph` a sharing vector (flux manager,
-//! linear access), `smvm`, `hj` and `gjk` per-task signatures (signature
-//! manager, random or clustered access), `bprj`, `barnes` and `ft` a key map
-//! (binning manager, non-linear access).
+//! gives it: `conv`, `mmm`, `sp`, `sph` and `brmap` a sharing vector (flux
+//! manager, linear access), `smvm`, `hj` and `gjk` per-task signatures
+//! (signature manager, random or clustered access), `bprj`, `barnes` and
+//! `ft` a key map (binning manager, non-linear access).
 //!
 //! Every workload has a twin, the same program on the same input with the
 //! same check, whose sections carry no hint (the thesis's baseline manager:
@@ -15,6 +15,7 @@
 
 mod barnes;
 mod bprj;
+mod brmap;
 mod conv;
 mod ft;
 mod gjk;
@@ -26,6 +27,7 @@ mod sph;
 
 pub(crate) use barnes::Barnes;
 pub(crate) use bprj::Bprj;
+pub(crate) use brmap::Brmap;
 pub(crate) use conv::Conv;
 pub(crate) use ft::Ft;
 pub(crate) use gjk::Gjk;
@@ -52,7 +54,7 @@ pub const NOHINT: &str = "-nohint";
 /// assert!(finegrain_workloads::locality::unhinted("fib").is_none());
 /// ```
 pub fn unhinted(name: &str) -> Option<Box<dyn Workload>> {
-    let all: [Box<dyn Workload>; 10] = [
+    let all: [Box<dyn Workload>; 11] = [
         Box::new(Conv { hint: false }),
         Box::new(Mmm { hint: false }),
         Box::new(Smvm { hint: false }),
@@ -63,6 +65,7 @@ pub fn unhinted(name: &str) -> Option<Box<dyn Workload>> {
         Box::new(Sph { hint: false }),
         Box::new(Ft { hint: false }),
         Box::new(Gjk { hint: false }),
+        Box::new(Brmap { hint: false }),
     ];
     all.into_iter().find(|w| w.name().strip_suffix(NOHINT) == Some(name))
 }

@@ -1,5 +1,5 @@
 //! The thesis's workloads as task spaces (Yoo, 2012): conv, mmm, smvm, bprj, barnes, hj, sp, sph,
-//! ft, gjk; each also
+//! ft, gjk, brmap; each also
 //! without its hint (`locality::unhinted`), which must give the serial result.
 
 use crate::common::{check_small, workload_tests};
@@ -17,6 +17,7 @@ workload_tests! {
     sph => "sph",
     ft => "ft",
     gjk => "gjk",
+    brmap => "brmap",
 }
 
 #[test]
@@ -85,4 +86,9 @@ fn ft_at_small() {
 #[test]
 fn gjk_at_small() {
     check_small("gjk");
+}
+
+#[test]
+fn brmap_at_small() {
+    check_small("brmap");
 }

@@ -24,7 +24,7 @@ use finegrain_workloads::all;
 
 /// The registry's order, which `finegrain list`, the CLI's default suite (the
 /// first workload of each API kind) and result tables follow.
-const ORDER: [&str; 40] = [
+const ORDER: [&str; 41] = [
     "fib",
     "nqueens",
     "uts",
@@ -65,6 +65,7 @@ const ORDER: [&str; 40] = [
     "sph",
     "ft",
     "gjk",
+    "brmap",
 ];
 
 #[test]
