@@ -76,8 +76,8 @@ impl Workload for Brmap {
     fn prepare(&self, size: Size, seed: u64) -> Box<dyn Instance> {
         let (w, h, frames) = match size {
             Size::Test => (96, 64, 2),
-            Size::Small => (1024, 768, 2),
-            Size::Full => (2048, 1536, 10),
+            Size::Small => (512, 384, 2),
+            Size::Full => (2048, 1536, 4),
         };
         Box::new(BrmapInstance::generate(w, h, frames, seed, self.hint))
     }
