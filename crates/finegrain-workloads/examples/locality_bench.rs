@@ -8,7 +8,7 @@
 use finegrain_workloads::{by_name, locality, Size};
 use std::time::Instant;
 
-const NAMES: [&str; 6] = ["conv", "mmm", "smvm", "bprj", "barnes", "hj"];
+const NAMES: [&str; 11] = ["conv", "mmm", "smvm", "bprj", "barnes", "hj", "sp", "sph", "ft", "gjk", "brmap"];
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();

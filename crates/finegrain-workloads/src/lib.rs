@@ -237,6 +237,11 @@ pub fn all() -> Vec<Box<dyn Workload>> {
         Box::new(locality::Bprj { hint: true }),
         Box::new(locality::Barnes { hint: true }),
         Box::new(locality::Hj { hint: true }),
+        Box::new(locality::Sp { hint: true }),
+        Box::new(locality::Sph { hint: true }),
+        Box::new(locality::Ft { hint: true }),
+        Box::new(locality::Gjk { hint: true }),
+        Box::new(locality::Brmap { hint: true }),
     ]
 }
 

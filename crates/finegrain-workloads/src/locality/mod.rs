@@ -2,9 +2,10 @@
 //! Processors*, PhD thesis, Stanford University, 2012, sections 4.4 and 5.4
 //! (Table 4.4 and the workload table of chapter 5), each written as one or
 //! more [`finegrain::TaskSpace`] sections with the locality hint the thesis
-//! gives it: `conv` and `mmm` a sharing vector (flux manager, linear
-//! access), `smvm` and `hj` per-task signatures (signature manager, random access), `bprj` and
-//! `barnes` a key map (binning manager, non-linear access).
+//! gives it: `conv`, `mmm`, `sp`, `sph` and `brmap` a sharing vector (flux
+//! manager, linear access), `smvm`, `hj` and `gjk` per-task signatures
+//! (signature manager, random or clustered access), `bprj`, `barnes` and
+//! `ft` a key map (binning manager, non-linear access).
 //!
 //! Every workload has a twin, the same program on the same input with the
 //! same check, whose sections carry no hint (the thesis's baseline manager:
@@ -14,17 +15,27 @@
 
 mod barnes;
 mod bprj;
+mod brmap;
 mod conv;
+mod ft;
+mod gjk;
 mod hj;
 mod mmm;
 mod smvm;
+mod sp;
+mod sph;
 
 pub(crate) use barnes::Barnes;
 pub(crate) use bprj::Bprj;
+pub(crate) use brmap::Brmap;
 pub(crate) use conv::Conv;
+pub(crate) use ft::Ft;
+pub(crate) use gjk::Gjk;
 pub(crate) use hj::Hj;
 pub(crate) use mmm::Mmm;
 pub(crate) use smvm::Smvm;
+pub(crate) use sp::Sp;
+pub(crate) use sph::Sph;
 
 use crate::Workload;
 use finegrain::TaskSpace;
@@ -43,13 +54,18 @@ pub const NOHINT: &str = "-nohint";
 /// assert!(finegrain_workloads::locality::unhinted("fib").is_none());
 /// ```
 pub fn unhinted(name: &str) -> Option<Box<dyn Workload>> {
-    let all: [Box<dyn Workload>; 6] = [
+    let all: [Box<dyn Workload>; 11] = [
         Box::new(Conv { hint: false }),
         Box::new(Mmm { hint: false }),
         Box::new(Smvm { hint: false }),
         Box::new(Bprj { hint: false }),
         Box::new(Barnes { hint: false }),
         Box::new(Hj { hint: false }),
+        Box::new(Sp { hint: false }),
+        Box::new(Sph { hint: false }),
+        Box::new(Ft { hint: false }),
+        Box::new(Gjk { hint: false }),
+        Box::new(Brmap { hint: false }),
     ];
     all.into_iter().find(|w| w.name().strip_suffix(NOHINT) == Some(name))
 }

@@ -1,4 +1,5 @@
-//! The thesis's workloads as task spaces (Yoo, 2012): conv, mmm, smvm, bprj, barnes, hj; each also
+//! The thesis's workloads as task spaces (Yoo, 2012): conv, mmm, smvm, bprj, barnes, hj, sp, sph,
+//! ft, gjk, brmap; each also
 //! without its hint (`locality::unhinted`), which must give the serial result.
 
 use crate::common::{check_small, workload_tests};
@@ -12,6 +13,11 @@ workload_tests! {
     bprj => "bprj",
     barnes => "barnes",
     hj => "hj",
+    sp => "sp",
+    sph => "sph",
+    ft => "ft",
+    gjk => "gjk",
+    brmap => "brmap",
 }
 
 #[test]
@@ -60,4 +66,29 @@ fn barnes_at_small() {
 #[test]
 fn hj_at_small() {
     check_small("hj");
+}
+
+#[test]
+fn sp_at_small() {
+    check_small("sp");
+}
+
+#[test]
+fn sph_at_small() {
+    check_small("sph");
+}
+
+#[test]
+fn ft_at_small() {
+    check_small("ft");
+}
+
+#[test]
+fn gjk_at_small() {
+    check_small("gjk");
+}
+
+#[test]
+fn brmap_at_small() {
+    check_small("brmap");
 }

@@ -24,7 +24,7 @@ use finegrain_workloads::all;
 
 /// The registry's order, which `finegrain list`, the CLI's default suite (the
 /// first workload of each API kind) and result tables follow.
-const ORDER: [&str; 36] = [
+const ORDER: [&str; 41] = [
     "fib",
     "nqueens",
     "uts",
@@ -61,6 +61,11 @@ const ORDER: [&str; 36] = [
     "bprj",
     "barnes",
     "hj",
+    "sp",
+    "sph",
+    "ft",
+    "gjk",
+    "brmap",
 ];
 
 #[test]
