@@ -221,6 +221,11 @@ pub struct SimArgs {
     /// With --locality: stealing schemes, of baseline, nearest, pattern, recursive (default: all).
     #[arg(long, value_name = "LIST", requires = "locality")]
     pub stealing: Option<String>,
+    /// Plans for the trace's task spaces, one per space in order (written by
+    /// `finegrain plan`), instead of each space's own hint; every thread
+    /// count simulated must be the plans' own.
+    #[arg(long, value_name = "PLAN_FILE", conflicts_with = "locality")]
+    pub plan: Option<PathBuf>,
     /// With --locality: counts of offline threads for the stealing experiment (default 4,16,28; empty: none).
     #[arg(long, value_name = "LIST", requires = "locality")]
     pub offline: Option<String>,

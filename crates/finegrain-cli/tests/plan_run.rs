@@ -56,6 +56,31 @@ fn record_plan_then_schedule_runs_every_task_once() {
     // A plan for another space is refused, not run.
     let e = pool.install(|| TaskSpace::new([N, N + 1]).schedule(&plans[0]).run(|_| ()));
     assert!(e.unwrap_err().to_string().contains("made for"));
+    // The simulator replays the same plan file.
+    let sim = |threads: &str| {
+        let out = dir.join("sim");
+        finegrain(&[
+            "sim",
+            "--trace",
+            trace.to_str().unwrap(),
+            "--plan",
+            plan.to_str().unwrap(),
+            "--preset",
+            "tiled-32",
+            "--threads",
+            threads,
+            "--policies",
+            "ws",
+            "--no-plots",
+            "--out",
+            out.to_str().unwrap(),
+        ])
+    };
+    let (code, stdout, stderr) = sim("4");
+    assert_eq!(code, 0, "{stdout}\n{stderr}");
+    let (code, _, stderr) = sim("8");
+    assert_ne!(code, 0);
+    assert!(stderr.contains("for 4 threads, not 8"), "{stderr}");
     let _ = std::fs::remove_dir_all(&dir);
 }
 

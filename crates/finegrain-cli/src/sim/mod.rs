@@ -48,6 +48,10 @@ pub fn main(a: &SimArgs) -> Result<bool, Failure> {
     let src = source::Source::from_args(a).map_err(Failure::Usage)?;
     let graph = src.load(a.seed).map_err(Failure::Fatal)?;
     eprintln!("{}", source::describe(&graph));
+    let locality = match &a.plan {
+        None => finegrain_sim::engine::Locality::default(),
+        Some(path) => plans(path, &graph, &threads).map_err(Failure::Usage)?,
+    };
     let configs: Vec<(SimPolicy, usize)> = policies.iter().flat_map(|p| threads.iter().map(move |&t| (p.1.clone(), t))).collect();
     let bar = progress(configs.len() as u64, "simulating");
     let mut results = Vec::new();
@@ -56,6 +60,7 @@ pub fn main(a: &SimArgs) -> Result<bool, Failure> {
         let mut cfg = SimConfig::new(preset, t, p);
         cfg.seed = a.seed;
         cfg.delivery = delivery;
+        cfg.locality = locality.clone();
         let r = simulate(&graph, &cfg).map_err(|e| Failure::Fatal(e.to_string()))?;
         results.push(r);
         bar.inc(1);
@@ -76,6 +81,20 @@ pub fn main(a: &SimArgs) -> Result<bool, Failure> {
         a.out.display()
     );
     Ok(true)
+}
+
+/// A plan file's plans as the manager of the trace's spaces: one per space,
+/// in order, each for every thread count simulated.
+fn plans(path: &std::path::Path, g: &finegrain::taskgraph::TaskGraph, threads: &[usize]) -> Result<finegrain_sim::engine::Locality, String> {
+    let plans = finegrain::policy::locality::plan_file::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    if plans.len() != g.spaces.len() {
+        return Err(format!("{} holds {} plans, but the trace has {} task spaces", path.display(), plans.len(), g.spaces.len()));
+    }
+    if let Some(&t) = threads.iter().find(|&&t| plans.iter().any(|p| p.workers() != t)) {
+        return Err(format!("{}'s plans are for {} threads, not {t}: pass --threads {}", path.display(), plans[0].workers(), plans[0].workers()));
+    }
+    let map = plans.into_iter().enumerate().collect();
+    Ok(finegrain_sim::engine::Locality { manager: finegrain_sim::engine::SpaceManager::Plans(map), ..Default::default() })
 }
 
 pub fn delivery(s: &str) -> Result<Delivery, String> {
