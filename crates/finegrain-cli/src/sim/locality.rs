@@ -51,6 +51,9 @@ struct Row {
     space_tasks: u64,
     space_stolen: u64,
     mpki: [f64; 3],
+    /// Share of the task time that is memory stall: 1 - (work / IPC) / task
+    /// time (what a manager can change at most).
+    stall: f64,
 }
 
 /// The locality workloads: those with an unhinted twin.
@@ -185,6 +188,7 @@ pub fn main(a: &SimArgs) -> Result<bool, Failure> {
                         space_tasks: results[0].space_tasks,
                         space_stolen: (mean(&|r| r.space_stolen as f64)).round() as u64,
                         mpki: [0, 1, 2].map(|l| mean(&|r| r.mpki()[l])),
+                        stall: mean(&|r| 1.0 - r.work_cycles as f64 / p.ipc / (r.task_cycles() as f64).max(1.0)),
                     });
                 };
                 let mut plans: Option<SpaceManager> = None;
@@ -239,7 +243,7 @@ fn csv(rows: &[Row]) -> String {
     for r in rows {
         let _ = writeln!(
             s,
-            "{},{},{},{},{},{},{:.0},{:.0},{},{},{:.3},{:.3},{:.3}",
+            "{},{},{},{},{},{},{:.0},{:.0},{},{},{:.3},{:.3},{:.3},{:.4}",
             r.preset,
             r.workload,
             r.threads,
@@ -252,7 +256,8 @@ fn csv(rows: &[Row]) -> String {
             r.space_stolen,
             r.mpki[0],
             r.mpki[1],
-            r.mpki[2]
+            r.mpki[2],
+            r.stall
         );
     }
     s
@@ -280,7 +285,7 @@ fn geomean(v: &[f64]) -> f64 {
 /// Per preset and workload: each manager's speedup over the baseline in the
 /// sum of task times and in makespan, and its L1/L2 MPKI.
 fn managers_table(rows: &[Row], managers: &[String]) -> String {
-    let mut cols: Vec<(String, bool)> = vec![("preset".into(), false), ("workload".into(), false)];
+    let mut cols: Vec<(String, bool)> = vec![("preset".into(), false), ("workload".into(), false), ("stall".into(), true)];
     for m in managers {
         cols.push((format!("{m} task"), true));
         cols.push((format!("{m} span"), true));
@@ -297,7 +302,7 @@ fn managers_table(rows: &[Row], managers: &[String]) -> String {
             push_means(&mut t, last_preset, &mut ratios);
         }
         last_preset = b.preset;
-        let mut row = vec![b.preset.to_string(), b.workload.clone()];
+        let mut row = vec![b.preset.to_string(), b.workload.clone(), format!("{:.0}%", 100.0 * b.stall)];
         for (i, m) in managers.iter().enumerate() {
             match find(rows, b, m, Stealing::Baseline, 0) {
                 Some(r) => {
@@ -320,7 +325,7 @@ fn managers_table(rows: &[Row], managers: &[String]) -> String {
 }
 
 fn push_means(t: &mut Table, preset: &str, ratios: &mut [(Vec<f64>, Vec<f64>)]) {
-    let mut row = vec![preset.to_string(), "geomean".to_string()];
+    let mut row = vec![preset.to_string(), "geomean".to_string(), String::new()];
     for (task, span) in ratios.iter_mut() {
         row.push(format!("{:.2}", geomean(task)));
         row.push(format!("{:.2}", geomean(span)));
