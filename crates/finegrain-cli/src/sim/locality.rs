@@ -238,7 +238,7 @@ pub fn main(a: &SimArgs) -> Result<bool, Failure> {
 
 fn csv(rows: &[Row]) -> String {
     let mut s = String::from(
-        "preset,workload,threads,manager,stealing,offline,task_cycles,makespan_cycles,space_tasks,space_stolen,l1_mpki,l2_mpki,l3_mpki\n",
+        "preset,workload,threads,manager,stealing,offline,task_cycles,makespan_cycles,space_tasks,space_stolen,l1_mpki,l2_mpki,l3_mpki,stall_share\n",
     );
     for r in rows {
         let _ = writeln!(
