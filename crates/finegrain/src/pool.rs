@@ -169,7 +169,7 @@ impl Builder {
                 }
                 // Every frame the worker runs is below this one.
                 let top = 0u8;
-                let wt = WorkerThread::new(&reg, i, std::hint::black_box(std::ptr::addr_of!(top)) as usize, mark_bytes);
+                let wt = WorkerThread::new(&reg, i, std::hint::black_box(std::ptr::addr_of!(top)) as usize, mark_bytes, stack_bytes);
                 wt.run_as_current(|| wt.main_loop());
             });
             match spawned {

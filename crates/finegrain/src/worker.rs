@@ -102,6 +102,14 @@ pub(crate) struct WorkerThread {
     /// (`scripts/spawn_cost.sh`), where this is one load and one branch.
     pub(crate) is_ws: bool,
     tracing: bool,
+    /// Below this stack address a worker waiting on a latch takes no other
+    /// work (0: no limit). Set for the central-queue policies only: there a
+    /// waiting worker may take any queued task (under `pdf` the earliest in
+    /// serial order, wherever it is in the tree), so helping could nest one
+    /// task on another until the stack overflows; `ws` and the message
+    /// policies take work in an order that keeps the nesting to the depth of
+    /// the task tree.
+    help_floor: usize,
     /// When to time a task for the median task length (`stats/lengths.rs`).
     #[cfg(feature = "stats")]
     sampler: crate::stats::lengths::Sampler,
@@ -110,8 +118,9 @@ pub(crate) struct WorkerThread {
 impl WorkerThread {
     /// The worker `index` of `registry`, running on the calling thread, whose
     /// frame marks (message policies) cover `mark_bytes` of stack below
-    /// `stack_hi` (an address in the thread's outermost frame).
-    pub(crate) fn new(registry: &Registry, index: usize, stack_hi: usize, mark_bytes: usize) -> WorkerThread {
+    /// `stack_hi` (an address in the thread's outermost frame), on a stack of
+    /// `stack_bytes`.
+    pub(crate) fn new(registry: &Registry, index: usize, stack_hi: usize, mark_bytes: usize, stack_bytes: usize) -> WorkerThread {
         let p = &registry.policy;
         // SAFETY (all four): the registry outlives its workers, and this
         // worker runs on the thread that calls `new` (`stack_hi`).
@@ -127,6 +136,8 @@ impl WorkerThread {
             registry,
             h: unsafe { Handles::new(index, registry.num_threads(), p, &registry.sleep, &registry.counters[index]) },
             is_ws: matches!(local, Local::Ws(_)),
+            // Help while waiting only in the first half of the stack.
+            help_floor: if matches!(local, Local::Unit(_)) { stack_hi.saturating_sub(stack_bytes / 2) } else { 0 },
             local,
             tracing: registry.trace.is_some(),
             #[cfg(feature = "stats")]
@@ -355,6 +366,13 @@ impl WorkerThread {
             if done() {
                 break;
             }
+            if latch.is_some() && self.too_deep_to_help() {
+                // The awaited task has been taken by another worker (a
+                // join takes its own back first), so it runs or waits on
+                // one that does: waiting without helping cannot deadlock.
+                crate::sync::thread::yield_now();
+                continue;
+            }
             if let Some(t) = self.search(m, &mut own_marks) {
                 m.found_work();
                 self.counters().enter(Bucket::Task);
@@ -388,6 +406,13 @@ impl WorkerThread {
             failed = failed.saturating_add(1);
         }
         self.counters().enter(resume);
+    }
+
+    /// Is this worker's stack past `help_floor` (see the field)?
+    #[inline]
+    fn too_deep_to_help(&self) -> bool {
+        let here = 0u8;
+        (std::ptr::addr_of!(here) as usize) < self.help_floor
     }
 
     /// Look for a task in the mechanism's sources, in the policy's order.
