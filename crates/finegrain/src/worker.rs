@@ -106,9 +106,9 @@ pub(crate) struct WorkerThread {
     /// work (0: no limit). Set for the central-queue policies only: there a
     /// waiting worker may take any queued task (under `pdf` the earliest in
     /// serial order, wherever it is in the tree), so helping could nest one
-    /// task on another until the stack overflows; `ws` and the message
-    /// policies take work in an order that keeps the nesting to the depth of
-    /// the task tree.
+    /// task on another until the stack overflows (`docs/policies.md`); `ws`
+    /// and the message policies steal a victim's oldest tasks, which keeps
+    /// the nesting shallow in practice.
     help_floor: usize,
     /// When to time a task for the median task length (`stats/lengths.rs`).
     #[cfg(feature = "stats")]
