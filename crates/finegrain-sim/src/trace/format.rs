@@ -633,10 +633,16 @@ fn dec_lines(c: &mut Cur<'_>) -> Result<Vec<Lines>, SimError> {
 
 fn dec_edges(c: &mut Cur<'_>) -> Result<Vec<u32>, SimError> {
     let n = c.count("edge count", 1)?;
+    dec_ids(c, n, "edge target")
+}
+
+/// `n` task ids, each coded as its distance from the previous one plus one
+/// (`zadd`), the encoding of edge targets and of a space's tasks.
+fn dec_ids(c: &mut Cur<'_>, n: usize, what: &'static str) -> Result<Vec<u32>, SimError> {
     let mut v = Vec::with_capacity(n);
     let mut next = 0u32;
     for _ in 0..n {
-        let e = c.zadd(next, "edge target")?;
+        let e = c.zadd(next, what)?;
         v.push(e);
         next = e.wrapping_add(1);
     }
@@ -669,13 +675,7 @@ fn dec_spaces(c: &mut Cur<'_>) -> Result<Vec<SpaceRecord>, SimError> {
             return Err(c.corrupt(format!("task space of {len} tasks ({dims:?}) is more than the {} bytes left can hold", c.left())));
         }
         let len = len as usize;
-        let mut tasks = Vec::with_capacity(len);
-        let mut next = 0u32;
-        for _ in 0..len {
-            let t = c.zadd(next, "space task")?;
-            tasks.push(t);
-            next = t.wrapping_add(1);
-        }
+        let tasks = dec_ids(c, len, "space task")?;
         let hint = match c.var("hint tag")? {
             0 => SpaceHint::None,
             1 => SpaceHint::Random(c.var("random seed")?),
