@@ -232,6 +232,9 @@ where
     // (slow path), and the limit never exceeds the bound, so `marks_end - d`
     // is a word of this worker's mark region, which only this thread touches.
     let mark = unsafe { &*g.marks_end.get().cast::<Mark>().wrapping_byte_sub(d) };
+    // The job is complete in memory before its mark appears: an interrupt
+    // handler on this thread may take it as soon as it does (`adm/interrupt.rs`).
+    std::sync::atomic::compiler_fence(Ordering::Release);
     mark.set(Some(StackJob::<JobLatch, B, RB>::ENTRY));
     g.count_join();
     // From here on the mark is live: the guard settles it on any unwinding.
@@ -241,8 +244,15 @@ where
     }
     let ra = a();
     mem::forget(guard);
-    let rb = if mark.get().is_some() {
+    // The handler leaves a mark that is being taken back alone: between the
+    // load and the store below it could otherwise hand the job over too.
+    crate::adm::interrupt::taking_back(mark);
+    let ours = mark.get().is_some();
+    if ours {
         mark.set(None);
+    }
+    crate::adm::interrupt::taken_back();
+    let rb = if ours {
         // SAFETY: the job was still marked, so nobody took it: it is ours.
         unsafe { job.run_inline() }
     } else {
@@ -295,8 +305,13 @@ impl<F: FnOnce() -> R, R> Drop for MarkGuard<'_, F, R> {
 #[cold]
 #[inline(never)]
 fn finish_marked_after_panic<F: FnOnce() -> R, R>(job: &StackJob<JobLatch, F, R>, mark: &Mark) {
-    if mark.get().is_some() {
+    let section = crate::adm::interrupt::defer();
+    let ours = mark.get().is_some();
+    if ours {
         mark.set(None);
+    }
+    drop(section);
+    if ours {
         // SAFETY: still marked, so it is ours.
         let _ = panic::catch_unwind(AssertUnwindSafe(|| unsafe { job.run_inline() }));
     } else {

@@ -52,6 +52,7 @@
 //!   limit is never above `limit_bound`); a job on another stack (a coroutine)
 //!   or deeper than the region falls back to the private queue.
 
+use super::interrupt::defer;
 use crate::job::{ExecFn, JobHeader, JobRef};
 use std::cell::Cell;
 
@@ -214,6 +215,7 @@ impl FrameMarks {
 
     /// Take up to `k` of the oldest live marks above depth `cur`, for a steal.
     pub(crate) fn take_oldest(&self, cur: usize, k: usize, owner: usize, mut each: impl FnMut(JobRef)) -> usize {
+        let _section = defer();
         let mut taken = 0;
         let mut next_from = None;
         for d in self.live_range(cur).step_by(8) {
@@ -235,6 +237,7 @@ impl FrameMarks {
     /// Take the deepest live mark above depth `cur` (the newest pending
     /// continuation), to run it while waiting.
     pub(crate) fn take_newest(&self, cur: usize, owner: usize) -> Option<JobRef> {
+        let _section = defer();
         let r = self.live_range(cur);
         let d = (r.start..r.end).step_by(8).rev().find(|&d| self.word(d).get().is_some())?;
         Some(self.take_at(d, owner))
@@ -243,7 +246,22 @@ impl FrameMarks {
     /// A join whose mark was taken is returning: once its frame is gone the
     /// stack may unwind above it and new marks appear at any depth.
     pub(crate) fn frame_returning(&self) {
+        let _section = defer();
         self.scan_from.set(8);
+    }
+
+    /// The oldest live mark above depth `cur` other than `skip` (the mark a
+    /// `join` on this thread is taking back: `interrupt.rs`), taken for a
+    /// rescue request. The scan hint moves past what it takes only when
+    /// nothing is skipped (a skipped mark is the deepest live one anyway).
+    pub(crate) fn take_oldest_except(&self, cur: usize, skip: *const Mark, owner: usize) -> Option<JobRef> {
+        let _section = defer();
+        let d = self.live_range(cur).step_by(8).find(|&d| self.word(d).get().is_some() && !std::ptr::eq(self.word(d), skip))?;
+        let j = self.take_at(d, owner);
+        if skip.is_null() {
+            self.scan_from.set(d + 8);
+        }
+        Some(j)
     }
 }
 

@@ -32,6 +32,11 @@
 
 #[cfg(not(loom))]
 mod dedicated;
+pub(crate) mod deferral;
+#[cfg(all(test, loom))]
+mod deferral_loom;
+#[cfg(not(loom))]
+pub(crate) mod interrupt;
 #[cfg(not(loom))]
 pub(crate) mod frame_marks;
 pub mod mailbox;

@@ -32,6 +32,7 @@ pub mod carbon;
 pub mod fixed;
 pub mod idle;
 pub mod locality;
+pub mod notify;
 pub mod pdf;
 pub mod reduce;
 pub mod search;
@@ -202,7 +203,8 @@ impl Policy {
             PolicyKind::Adm(a) => {
                 let radix = if a.radix > 0 { format!("radix={},", a.radix) } else { String::new() };
                 let manager = if a.dedicated_manager { "dedicated" } else { "worker" };
-                format!("{}:{}order={},burst={},spin={},manager={}", self.name, radix, order, a.burst, spin, manager)
+                let bound = a.notify.bound_us().map(|b| format!(",bound={b}")).unwrap_or_default();
+                format!("{}:{}order={},burst={},spin={},manager={},notify={}{}", self.name, radix, order, a.burst, spin, manager, a.notify.name(), bound)
             }
             PolicyKind::Unit(u) => {
                 let opts = match u {
