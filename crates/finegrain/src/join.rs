@@ -22,7 +22,7 @@
 //! line to `join_other`, which dispatches on the worker's mechanism (`ws`,
 //! the central unit, `static`).
 
-use crate::adm::frame_marks::Mark;
+use crate::adm::frame_marks::{FrameMarks, Mark};
 use crate::adm::private_queue::take_back_at;
 use crate::adm::spawn_gate::Gate;
 use crate::adm::AdmWorker;
@@ -245,13 +245,17 @@ where
     let ra = a();
     mem::forget(guard);
     // The handler leaves a mark that is being taken back alone: between the
-    // load and the store below it could otherwise hand the job over too.
-    crate::adm::interrupt::taking_back(mark);
+    // load and the store below it could otherwise hand the job over too. The
+    // flag is the region's word for the job's second word, which no other
+    // live join can use as a mark (`FrameMarks::open_window`).
+    // SAFETY: `mark` is this join's live-or-taken mark in this thread's region.
+    unsafe { FrameMarks::open_window(mark) };
     let ours = mark.get().is_some();
     if ours {
         mark.set(None);
     }
-    crate::adm::interrupt::taken_back();
+    // SAFETY: as above.
+    unsafe { FrameMarks::close_window(mark) };
     let rb = if ours {
         // SAFETY: the job was still marked, so nobody took it: it is ours.
         unsafe { job.run_inline() }

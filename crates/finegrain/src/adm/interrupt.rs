@@ -50,10 +50,17 @@
 //! - marking (one store of the mark after the job is written; a compiler
 //!   fence keeps the job's writes before it);
 //! - taking the mark back after `a` (load, test, store): the join first
-//!   publishes the mark's address in the thread-local `taking`
-//!   ([`taking_back`]), and the handler never takes that mark. The mark being
-//!   taken back is the deepest live one, so skipping it never skips an older
-//!   one. It keeps `errno` as it found it.
+//!   sets a flag in the word of the mark region next to its mark (the word
+//!   for the job's own second word, which no other live mark can use) and
+//!   clears it afterwards (`FrameMarks::open_window`); the handler never
+//!   takes a mark whose neighbour holds the flag. The mark being taken back
+//!   is the deepest live one, so skipping it never skips an older one. These
+//!   are two stores per `join`, addressed from the mark's own pointer; a
+//!   thread-local flag cost three instructions per spawn (an offset load
+//!   besides the two stores), and a flag in the job's header was wrong: the
+//!   header's words belong to the thief once the job is taken.
+//!
+//! The handler keeps `errno` as it found it.
 //!
 //! # Why no task is lost or run twice
 //! A mark or queue slot is taken either by the owner (inside a section, or by
@@ -74,7 +81,6 @@
 //! `pthread_kill` never targets a thread that has exited.
 
 use super::deferral::Deferral;
-use super::frame_marks::Mark;
 use super::AdmWorker;
 use crate::sync::{AtomicUsize, Ordering};
 use std::cell::Cell;
@@ -102,14 +108,12 @@ pub(crate) struct Rescue {
 
 struct Irq {
     def: Deferral,
-    /// The mark the interrupted `join` is taking back, if any.
-    taking: Cell<*const Mark>,
     /// The worker armed on this thread, or null.
     worker: Cell<*const AdmWorker>,
 }
 
 thread_local! {
-    static IRQ: Irq = const { Irq { def: Deferral::new(), taking: Cell::new(std::ptr::null()), worker: Cell::new(std::ptr::null()) } };
+    static IRQ: Irq = const { Irq { def: Deferral::new(), worker: Cell::new(std::ptr::null()) } };
 }
 
 /// A deferral section: the handler defers until it is dropped (`adm_di` .. `adm_ei`).
@@ -140,25 +144,6 @@ fn handle_deferred() {
         // SAFETY: armed while the worker is alive on this thread (`arm`/`disarm`).
         unsafe { (*w).answer_rescue() }
     }
-}
-
-/// The `join` fast path is about to take `mark` back: the handler must leave it.
-#[inline(always)]
-pub(crate) fn taking_back(mark: &Mark) {
-    IRQ.with(|i| i.taking.set(mark));
-    std::sync::atomic::compiler_fence(Ordering::SeqCst);
-}
-
-/// The take-back is over.
-#[inline(always)]
-pub(crate) fn taken_back() {
-    std::sync::atomic::compiler_fence(Ordering::SeqCst);
-    IRQ.with(|i| i.taking.set(std::ptr::null()));
-}
-
-/// The mark being taken back right now (the handler skips it).
-pub(crate) fn mark_being_taken() -> *const Mark {
-    IRQ.with(|i| i.taking.get())
 }
 
 static INSTALL: Once = Once::new();

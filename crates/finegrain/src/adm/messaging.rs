@@ -148,7 +148,7 @@ impl AdmWorker {
         if r == 0 {
             return;
         }
-        let job = match self.marks.take_oldest_except(self.marks.current_depth(), interrupt::mark_being_taken(), self.index) {
+        let job = match self.marks.take_oldest_for_rescue(self.marks.current_depth(), self.index) {
             Some(j) => Some(j),
             None => self.private.pop_front().map(|j| {
                 if !j.is_received() {
@@ -700,6 +700,11 @@ impl Mechanism for AdmWorker {
     /// Under `notify=interrupt`, a starving worker not told `UNBLOCK` parks
     /// for the bound at most, so that it can interrupt a victim.
     fn park_timeout(&self, h: &Handles) -> Option<Duration> {
+        // An answer may still come for an outstanding request (even after
+        // `UNBLOCK`): look for it every bound.
+        if let (Some(_), Some(b)) = (self.outstanding.get(), self.notify.bound_us()) {
+            return Some(Duration::from_micros(b as u64));
+        }
         park_timeout_us(self.notify, h.workers, self.nothing_left(), self.empty_rescues.get()).map(Duration::from_micros)
     }
 

@@ -209,7 +209,7 @@ impl Policy {
             PolicyKind::Unit(u) => {
                 let opts = match u {
                     UnitPolicy::Carbon(c) => format!("deque={},prefetch={},", c.deque, c.prefetch),
-                    UnitPolicy::SwHier(s) => format!("private={},order={},", s.private, s.order.name()),
+                    UnitPolicy::SwHier(s) => format!("private={},order={},share={},", s.private, s.order.name(), if s.share { "idle" } else { "full" }),
                     UnitPolicy::Pdf => String::new(),
                 };
                 format!("{}:{}spin={}", self.name, opts, spin)

@@ -19,6 +19,9 @@ pub struct SwHier {
     /// Capacity of each private queue.
     pub private: usize,
     pub order: GlobalOrder,
+    /// Share a task at once with sleeping workers (`share=idle`, default) or
+    /// only spill full private queues (`share=full`, the paper's rule).
+    pub share: bool,
 }
 
 impl SwHier {
@@ -29,6 +32,20 @@ impl SwHier {
         } else {
             0
         }
+    }
+
+    /// A task was just queued privately, with `global` tasks in the global
+    /// queue and `sleeping` workers asleep: move the private queue's oldest
+    /// task to the global queue now? Yes when some worker sleeps and the
+    /// global queue is empty: otherwise the task would stay where no idle
+    /// worker can reach it until this worker's next spawn or dequeue, which
+    /// a task that blocks or computes long never reaches (a `join` whose
+    /// first closure waits for its second would never return). A deviation
+    /// from Carbon (ISCA 2007) section 2.3, where only a full private queue
+    /// spills: it adds one load per spawn, and a lock only while workers
+    /// sleep with nothing to take.
+    pub fn share_now(&self, global: usize, sleeping: usize) -> bool {
+        self.share && sleeping > 0 && global == 0
     }
 
     /// Tasks an empty private queue takes from a global queue holding
@@ -53,6 +70,12 @@ const OPTIONS: &[OptionInfo] = &[
         help: "order of the global queue (priority: highest first, FIFO among equals)",
     },
     OptionInfo { name: "spin", values: "0..=100000", default: "64", help: "idle rounds before yielding, then parking" },
+    OptionInfo {
+        name: "share",
+        values: "idle | full",
+        default: "idle",
+        help: "when private tasks move to the global queue: also as soon as a worker sleeps and the global queue is empty, or only when the private queue is full (the paper)",
+    },
 ];
 
 pub(crate) static REGISTRATION: Registration = Registration {
@@ -73,9 +96,10 @@ fn build(spec: &mut Spec<'_>) -> Result<Policy, Error> {
         _ => GlobalOrder::Fifo,
     };
     let spin = spec.int("spin", 0, 100_000, 64)? as u32;
+    let share = spec.choice("share", &["idle", "full"], "idle")? == "idle";
     Ok(Policy {
         name: "sw-hier",
-        kind: PolicyKind::Unit(UnitPolicy::SwHier(SwHier { private, order })),
+        kind: PolicyKind::Unit(UnitPolicy::SwHier(SwHier { private, order, share })),
         order: Order::Lifo,
         idle: Idle::with_spin(spin),
     })
@@ -87,13 +111,17 @@ mod tests {
 
     #[test]
     fn spill_and_fetch() {
-        let s = SwHier { private: 8, order: GlobalOrder::Fifo };
+        let s = SwHier { private: 8, order: GlobalOrder::Fifo, share: true };
+        assert!(s.share_now(0, 1));
+        assert!(!s.share_now(1, 1), "the global queue has work to take");
+        assert!(!s.share_now(0, 0), "nobody sleeps");
+        assert!(!SwHier { share: false, ..s }.share_now(0, 1));
         assert_eq!(s.spill_count(7), 0);
         assert_eq!(s.spill_count(8), 4);
         assert_eq!(s.fetch_count(100, 4), 4);
         assert_eq!(s.fetch_count(3, 4), 1);
         assert_eq!(s.fetch_count(1, 1), 1);
-        let one = SwHier { private: 1, order: GlobalOrder::Fifo };
+        let one = SwHier { private: 1, order: GlobalOrder::Fifo, share: true };
         assert_eq!(one.spill_count(1), 1);
         assert_eq!(one.fetch_count(10, 2), 1);
     }

@@ -101,6 +101,12 @@ impl Sleep {
         }
     }
 
+    /// How many workers are asleep (a relaxed look).
+    #[inline]
+    pub(crate) fn sleeping(&self) -> usize {
+        self.num_sleeping.load(Ordering::Relaxed)
+    }
+
     /// Some worker other than `me` that is asleep right now, if any.
     pub(crate) fn a_sleeper_other_than(&self, me: usize) -> Option<usize> {
         if self.num_sleeping.load(Ordering::Relaxed) == 0 {

@@ -198,7 +198,10 @@ impl UnitWorker {
     fn swhier_enqueue(&self, h: &Handles, s: SwHier, e: Entry) {
         let mut near = self.near.borrow_mut();
         near.push_back(e);
-        let k = s.spill_count(near.len());
+        let mut k = s.spill_count(near.len());
+        if k == 0 && s.share_now(self.unit().total_relaxed(), h.sleep().sleeping()) {
+            k = 1;
+        }
         if k > 0 {
             let out: Vec<Entry> = near.drain(..k).collect();
             drop(near);
