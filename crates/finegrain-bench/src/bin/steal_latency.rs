@@ -38,12 +38,11 @@ fn main() {
     let rounds: usize = args.next().map(|s| s.parse().expect("rounds: an integer")).unwrap_or(300);
     let mut specs: Vec<String> = args.collect();
     if specs.is_empty() {
-        specs = ["adm-central:notify=poll", "adm-central:notify=interrupt", "adm-hier:notify=poll", "adm-hier:notify=interrupt"].map(String::from).to_vec();
+        specs = ["adm-central:notify=poll", "adm-central:notify=interrupt", "adm-hier:notify=poll", "adm-hier:notify=interrupt"]
+            .map(String::from)
+            .to_vec();
     }
-    let pools: Vec<finegrain::Pool> = specs
-        .iter()
-        .map(|s| finegrain::Pool::new(2, s).unwrap_or_else(|e| panic!("{s}: {e}")))
-        .collect();
+    let pools: Vec<finegrain::Pool> = specs.iter().map(|s| finegrain::Pool::new(2, s).unwrap_or_else(|e| panic!("{s}: {e}"))).collect();
     let mut lat: Vec<Vec<f64>> = vec![Vec::new(); specs.len()];
     let mut moved = vec![0usize; specs.len()];
     let mut rng = finegrain::rng::XorShift::new(0x5eed);

@@ -44,7 +44,13 @@ fn compiler_fence() {
 }
 
 impl Deferral {
+    #[cfg(not(loom))]
     pub(crate) const fn new() -> Deferral {
+        Deferral { depth: AtomicUsize::new(0), pending: AtomicBool::new(false) }
+    }
+
+    #[cfg(loom)]
+    pub(crate) fn new() -> Deferral {
         Deferral { depth: AtomicUsize::new(0), pending: AtomicBool::new(false) }
     }
 

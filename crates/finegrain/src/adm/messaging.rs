@@ -56,6 +56,9 @@ pub(crate) struct AdmWorker {
     empty_rescues: Cell<u32>,
     /// `Shared::epoch` when `UNBLOCK` arrived.
     unblocked_epoch: Cell<usize>,
+    /// `Shared::epoch` when the run of empty answers began: new work from
+    /// outside ends the backoff.
+    rescue_epoch: Cell<usize>,
 }
 
 impl AdmWorker {
@@ -91,6 +94,7 @@ impl AdmWorker {
             outstanding: Cell::new(None),
             empty_rescues: Cell::new(0),
             unblocked_epoch: Cell::new(0),
+            rescue_epoch: Cell::new(0),
         }
     }
 
@@ -170,6 +174,12 @@ impl AdmWorker {
     fn try_rescue(&self, h: &Handles) {
         let Some(bound) = self.notify.bound_us() else { return };
         self.collect_rescue(h);
+        let epoch = self.shared().epoch.load(Ordering::Relaxed);
+        if epoch != self.rescue_epoch.get() {
+            self.rescue_epoch.set(epoch);
+            self.empty_rescues.set(0);
+            self.last_rescue.set(None);
+        }
         let now = Instant::now();
         let since = *self.starving_since.get().get_or_insert(now);
         self.starving_since.set(Some(since));
@@ -504,8 +514,10 @@ impl AdmWorker {
             }
             MsgKind::Steal if w[0] == WORKER => self.give_tasks(h, w[1], w[2]),
             MsgKind::Unblock if w[0] == WORKER => {
+                // The epoch the sender saw: an UNBLOCK decided before a job
+                // came in from outside is out of date when it arrives.
                 self.unblocked.set(true);
-                self.unblocked_epoch.set(self.shared().epoch.load(Ordering::SeqCst));
+                self.unblocked_epoch.set(w[1]);
             }
             // SAFETY: the root sends PHASE_DONE to the phase's caller, which
             // waits for it (tokens.rs).
@@ -626,7 +638,7 @@ impl AdmWorker {
                         None => self.send(h, host, MsgKind::Update, &[level as usize, count, starving as usize]),
                     }
                 }
-                Route::UnblockWorker(w) => self.send(h, w, MsgKind::Unblock, &[WORKER]),
+                Route::UnblockWorker(w) => self.send(h, w, MsgKind::Unblock, &[WORKER, self.shared().epoch.load(Ordering::SeqCst)]),
                 Route::UnblockPartition { level, part } => self.send(h, tree.host(level, part), MsgKind::Unblock, &[level as usize]),
             }
         }

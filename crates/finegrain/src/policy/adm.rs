@@ -26,8 +26,8 @@
 //! tasks a victim sends ([`Adm::burst`]) and whether a worker hands a task
 //! straight to a sleeping one ([`hand_to_sleeper`]).
 
-use super::{Idle, OptionInfo, Order, Policy, PolicyInfo, PolicyKind, Registration, Spec};
 use super::notify::{Notify, DEFAULT_BOUND_US};
+use super::{Idle, OptionInfo, Order, Policy, PolicyInfo, PolicyKind, Registration, Spec};
 use crate::error::Error;
 use std::ops::Range;
 

@@ -204,12 +204,24 @@ impl Policy {
                 let radix = if a.radix > 0 { format!("radix={},", a.radix) } else { String::new() };
                 let manager = if a.dedicated_manager { "dedicated" } else { "worker" };
                 let bound = a.notify.bound_us().map(|b| format!(",bound={b}")).unwrap_or_default();
-                format!("{}:{}order={},burst={},spin={},manager={},notify={}{}", self.name, radix, order, a.burst, spin, manager, a.notify.name(), bound)
+                format!(
+                    "{}:{}order={},burst={},spin={},manager={},notify={}{}",
+                    self.name,
+                    radix,
+                    order,
+                    a.burst,
+                    spin,
+                    manager,
+                    a.notify.name(),
+                    bound
+                )
             }
             PolicyKind::Unit(u) => {
                 let opts = match u {
                     UnitPolicy::Carbon(c) => format!("deque={},prefetch={},", c.deque, c.prefetch),
-                    UnitPolicy::SwHier(s) => format!("private={},order={},share={},", s.private, s.order.name(), if s.share { "idle" } else { "full" }),
+                    UnitPolicy::SwHier(s) => {
+                        format!("private={},order={},share={},", s.private, s.order.name(), if s.share { "idle" } else { "full" })
+                    }
                     UnitPolicy::Pdf => String::new(),
                 };
                 format!("{}:{}spin={}", self.name, opts, spin)
