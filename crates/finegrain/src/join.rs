@@ -22,7 +22,7 @@
 //! line to `join_other`, which dispatches on the worker's mechanism (`ws`,
 //! the central unit, `static`).
 
-use crate::adm::frame_marks::Mark;
+use crate::adm::frame_marks::{FrameMarks, Mark};
 use crate::adm::private_queue::take_back_at;
 use crate::adm::spawn_gate::Gate;
 use crate::adm::AdmWorker;
@@ -232,6 +232,9 @@ where
     // (slow path), and the limit never exceeds the bound, so `marks_end - d`
     // is a word of this worker's mark region, which only this thread touches.
     let mark = unsafe { &*g.marks_end.get().cast::<Mark>().wrapping_byte_sub(d) };
+    // The job is complete in memory before its mark appears: an interrupt
+    // handler on this thread may take it as soon as it does (`adm/interrupt.rs`).
+    std::sync::atomic::compiler_fence(Ordering::Release);
     mark.set(Some(StackJob::<JobLatch, B, RB>::ENTRY));
     g.count_join();
     // From here on the mark is live: the guard settles it on any unwinding.
@@ -241,8 +244,19 @@ where
     }
     let ra = a();
     mem::forget(guard);
-    let rb = if mark.get().is_some() {
+    // The handler leaves a mark that is being taken back alone: between the
+    // load and the store below it could otherwise hand the job over too. The
+    // flag is the region's word for the job's second word, which no other
+    // live join can use as a mark (`FrameMarks::open_window`).
+    // SAFETY: `mark` is this join's live-or-taken mark in this thread's region.
+    unsafe { FrameMarks::open_window(mark) };
+    let ours = mark.get().is_some();
+    if ours {
         mark.set(None);
+    }
+    // SAFETY: as above.
+    unsafe { FrameMarks::close_window(mark) };
+    let rb = if ours {
         // SAFETY: the job was still marked, so nobody took it: it is ours.
         unsafe { job.run_inline() }
     } else {
@@ -295,8 +309,13 @@ impl<F: FnOnce() -> R, R> Drop for MarkGuard<'_, F, R> {
 #[cold]
 #[inline(never)]
 fn finish_marked_after_panic<F: FnOnce() -> R, R>(job: &StackJob<JobLatch, F, R>, mark: &Mark) {
-    if mark.get().is_some() {
+    let section = crate::adm::interrupt::defer();
+    let ours = mark.get().is_some();
+    if ours {
         mark.set(None);
+    }
+    drop(section);
+    if ours {
         // SAFETY: still marked, so it is ours.
         let _ = panic::catch_unwind(AssertUnwindSafe(|| unsafe { job.run_inline() }));
     } else {

@@ -112,7 +112,15 @@ pub(crate) trait Mechanism {
 
     /// The worker found a task and runs it.
     #[inline(always)]
-    fn found_work(&self) {}
+    fn found_work(&self, _h: &Handles) {}
+
+    /// A `join`'s wait is over: the worker goes back to the task that waited.
+    #[inline(always)]
+    fn resumed(&self, _h: &Handles) {}
+
+    /// The task found is a job from outside the pool.
+    #[inline(always)]
+    fn took_injected(&self, _h: &Handles) {}
 
     /// Every source came up empty: say so to whoever needs to know (a
     /// manager), before the worker idles.
@@ -134,6 +142,13 @@ pub(crate) trait Mechanism {
 
     /// Should a loop split its range now (`policy::split`)?
     fn wants_split(&self, h: &Handles) -> bool;
+
+    /// How long an idle worker may park before it looks again (`None`: until
+    /// woken): the message policies' interrupt path (`policy::notify`).
+    #[inline(always)]
+    fn park_timeout(&self, _h: &Handles) -> Option<std::time::Duration> {
+        None
+    }
 
     /// Joins counted in this mechanism's spawn gate (message policies).
     #[inline(always)]

@@ -82,6 +82,20 @@ impl Signal {
         }
     }
 
+    /// [`wait`](Signal::wait), or until `timeout` has passed.
+    pub(crate) fn wait_timeout(&self, consume: bool, timeout: std::time::Duration) {
+        let mut raised = lock(&self.raised);
+        if !*raised {
+            raised = match self.cv.wait_timeout(raised, timeout) {
+                Ok((g, _)) => g,
+                Err(p) => p.into_inner().0,
+            };
+        }
+        if consume {
+            *raised = false;
+        }
+    }
+
     /// Raise the flag and wake the waiter (`all`: every waiter). The waiter
     /// cannot return before it reacquires the mutex, which happens only after
     /// this call's guard is dropped, so a caller may free the signal as soon

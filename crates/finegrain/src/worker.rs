@@ -127,7 +127,7 @@ impl WorkerThread {
         let local = match (&registry.mech, p.kind) {
             (MechShared::Ws(s), PolicyKind::Ws(w)) => Local::Ws(unsafe { WsWorker::new(s, w, p.order, index, &registry.topology, registry.epoch) }),
             (MechShared::Adm(s), PolicyKind::Adm(_)) => Local::Adm(unsafe { AdmWorker::new(s, index, p.order, stack_hi, mark_bytes) }),
-            (MechShared::Unit(s), PolicyKind::Unit(u)) => Local::Unit(unsafe { UnitWorker::new(s, u) }),
+            (MechShared::Unit(s), PolicyKind::Unit(u)) => Local::Unit(unsafe { UnitWorker::new(s, u, index) }),
             (MechShared::Fixed(s), PolicyKind::Fixed) => Local::Fixed(unsafe { FixedWorker::new(s, index) }),
             _ => unreachable!("the registry's mechanism is the policy's"),
         };
@@ -162,6 +162,9 @@ impl WorkerThread {
             c.gate.set(gate);
         });
         f();
+        if let Local::Adm(a) = &self.local {
+            a.uninstall();
+        }
         CURRENT.with(|c| {
             c.gate.set(&NO_GATE.0);
             c.worker.set(ptr::null());
@@ -332,7 +335,10 @@ impl WorkerThread {
             }
         }
         if crate::policy::idle::park_at_start(reg.policy.mechanism()) {
-            self.park_until(None, || reg.has_work_at_start());
+            // `sw-hier`'s signal: a private queue holds a task this worker
+            // may have to rescue (`unit/mod.rs`).
+            let signal = || matches!(&self.local, Local::Unit(m) if m.signal());
+            self.park_until(None, || reg.has_work_at_start() || signal());
         }
         self.work_until(None, done)
     }
@@ -374,7 +380,7 @@ impl WorkerThread {
                 continue;
             }
             if let Some(t) = self.search(m, &mut own_marks) {
-                m.found_work();
+                m.found_work(h);
                 self.counters().enter(Bucket::Task);
                 m.run(t, |j| self.execute(j));
                 failed = 0;
@@ -398,12 +404,15 @@ impl WorkerThread {
                 }
                 IdleAction::Yield => crate::sync::thread::yield_now(),
                 IdleAction::Park => {
-                    self.park(latch, || m.signal() || done());
+                    self.park(latch, m.park_timeout(h), || m.signal() || done());
                     failed = 0;
                     continue;
                 }
             }
             failed = failed.saturating_add(1);
+        }
+        if latch.is_some() {
+            m.resumed(h);
         }
         self.counters().enter(resume);
     }
@@ -433,7 +442,10 @@ impl WorkerThread {
                     t
                 }
                 Source::OwnMarks => None,
-                Source::Injector => self.take_injected().map(<M::Task as Task>::injected),
+                Source::Injector => self.take_injected().map(|j| {
+                    m.took_injected(h);
+                    <M::Task as Task>::injected(j)
+                }),
                 Source::Peers => self.steal(m),
             };
             if found.is_some() {
@@ -459,20 +471,26 @@ impl WorkerThread {
 
     /// Park until work, `wake()` or the latch (if any) arrives.
     #[cold]
-    fn park(&self, latch: Option<&AtomicUsize>, wake: impl Fn() -> bool) {
+    fn park(&self, latch: Option<&AtomicUsize>, timeout: Option<std::time::Duration>, wake: impl Fn() -> bool) {
         let reg = self.registry();
-        self.park_until(latch, || reg.has_work() || wake())
+        self.park_until_or(latch, timeout, || reg.has_work() || wake())
     }
 
     /// Park unless `has_work()` once the sleep is announced; until woken.
     #[cold]
     fn park_until(&self, latch: Option<&AtomicUsize>, has_work: impl Fn() -> bool) {
+        self.park_until_or(latch, None, has_work)
+    }
+
+    /// `park_until`, or until `timeout` has passed.
+    #[cold]
+    fn park_until_or(&self, latch: Option<&AtomicUsize>, timeout: Option<std::time::Duration>, has_work: impl Fn() -> bool) {
         let reg = self.registry();
         self.counters().enter(Bucket::Starved);
         self.counters().count(Counter::Parks, 1);
         self.flush_counters();
         let t0 = timer::ticks();
-        reg.sleep.sleep(self.index, latch, has_work);
+        reg.sleep.sleep_for(self.index, latch, timeout, has_work);
         if self.tracing {
             self.record_span("park", t0);
         }

@@ -52,6 +52,7 @@
 //!   limit is never above `limit_bound`); a job on another stack (a coroutine)
 //!   or deeper than the region falls back to the private queue.
 
+use super::interrupt::defer;
 use crate::job::{ExecFn, JobHeader, JobRef};
 use std::cell::Cell;
 
@@ -126,6 +127,9 @@ impl Drop for Region {
         }
     }
 }
+
+/// The flag [`FrameMarks::open_window`] leaves in the word after a mark.
+const WINDOW: usize = 1;
 
 /// See the module documentation.
 pub(crate) struct FrameMarks {
@@ -214,6 +218,7 @@ impl FrameMarks {
 
     /// Take up to `k` of the oldest live marks above depth `cur`, for a steal.
     pub(crate) fn take_oldest(&self, cur: usize, k: usize, owner: usize, mut each: impl FnMut(JobRef)) -> usize {
+        let _section = defer();
         let mut taken = 0;
         let mut next_from = None;
         for d in self.live_range(cur).step_by(8) {
@@ -235,6 +240,7 @@ impl FrameMarks {
     /// Take the deepest live mark above depth `cur` (the newest pending
     /// continuation), to run it while waiting.
     pub(crate) fn take_newest(&self, cur: usize, owner: usize) -> Option<JobRef> {
+        let _section = defer();
         let r = self.live_range(cur);
         let d = (r.start..r.end).step_by(8).rev().find(|&d| self.word(d).get().is_some())?;
         Some(self.take_at(d, owner))
@@ -243,7 +249,67 @@ impl FrameMarks {
     /// A join whose mark was taken is returning: once its frame is gone the
     /// stack may unwind above it and new marks appear at any depth.
     pub(crate) fn frame_returning(&self) {
+        let _section = defer();
         self.scan_from.set(8);
+    }
+
+    /// The `join` of `mark` starts taking it back: until [`close_window`]
+    /// an interrupt handler must not take it (`interrupt.rs`). The flag is
+    /// [`WINDOW`] in the region's word for the stack word 8 bytes above the
+    /// job (its header's second word): no other live job lies there, so no
+    /// live mark uses that word, and only the handler ever sees the flag
+    /// (the owner's own scans never run inside the window).
+    ///
+    /// # Safety
+    /// `mark` is the mark word of a live job of the calling thread.
+    ///
+    /// [`close_window`]: FrameMarks::close_window
+    #[inline(always)]
+    pub(crate) unsafe fn open_window(mark: &Mark) {
+        // SAFETY: the word after `mark` is in the region (the job is at
+        // least two words deep below the stack's top) and is zero.
+        unsafe { Self::window_word(mark).write(WINDOW) };
+        std::sync::atomic::compiler_fence(std::sync::atomic::Ordering::SeqCst);
+    }
+
+    /// The take-back of `mark` is over.
+    ///
+    /// # Safety
+    /// As for [`open_window`](FrameMarks::open_window).
+    #[inline(always)]
+    pub(crate) unsafe fn close_window(mark: &Mark) {
+        std::sync::atomic::compiler_fence(std::sync::atomic::Ordering::SeqCst);
+        // SAFETY: as in `open_window`.
+        unsafe { Self::window_word(mark).write(0) };
+    }
+
+    #[inline(always)]
+    fn window_word(mark: &Mark) -> *mut usize {
+        // The word for depth d - 8 follows the one for depth d.
+        (mark as *const Mark).wrapping_add(1) as *mut usize
+    }
+
+    /// The raw word of depth `d` (a mark's entry point, 0, or [`WINDOW`]).
+    fn raw(&self, d: usize) -> usize {
+        // SAFETY: a word of the region; `Option<ExecFn>` is one word, 0 for None.
+        unsafe { (self.word(d) as *const Mark as *const usize).read() }
+    }
+
+    /// The oldest live mark above depth `cur` whose `join` is not taking it
+    /// back right now ([`open_window`](FrameMarks::open_window)), taken for
+    /// a rescue request (`interrupt.rs`, in the handler or at a scheduling
+    /// point). A mark in its window is the deepest live one, so the scan hint
+    /// may move past what is taken.
+    pub(crate) fn take_oldest_for_rescue(&self, cur: usize, owner: usize) -> Option<JobRef> {
+        let _section = defer();
+        let free = |d: usize| {
+            let w = self.raw(d);
+            w != 0 && w != WINDOW && self.raw(d - 8) != WINDOW
+        };
+        let d = self.live_range(cur).step_by(8).find(|&d| free(d))?;
+        let j = self.take_at(d, owner);
+        self.scan_from.set(d + 8);
+        Some(j)
     }
 }
 

@@ -3,6 +3,7 @@
 //! hosts. Every decision comes from `policy/adm.rs`.
 
 use super::frame_marks::FrameMarks;
+use super::interrupt::{self, EMPTY, PENDING};
 use super::mailbox::{Mailbox, Msg, MsgKind};
 use super::private_queue::PrivateQueue;
 use super::shared::{Shared, WORKER};
@@ -13,11 +14,13 @@ use crate::mechanism::{Handles, Mechanism};
 use crate::policy::adm::{
     hand_to_sleeper, next_report_threshold, recount_depth, report_depth, route as policy_route, Action, ManagerNode, PhaseTokens, Route, Tree,
 };
+use crate::policy::notify::{park_timeout_us, rescue_due, rescue_victim, Notify};
 use crate::policy::search::Source;
 use crate::policy::Order;
 use crate::stats::{Bucket, Counter};
 use crate::sync::Ordering;
 use std::cell::{Cell, RefCell};
+use std::time::{Duration, Instant};
 
 /// One worker's state under the message policies (owner only, but for the
 /// mailbox, which any thread sends to).
@@ -40,6 +43,27 @@ pub(crate) struct AdmWorker {
     /// Depth at which the next `join` counts its pending work again (see
     /// `refresh_limit`); 0: at the next `join`.
     report_depth: Cell<usize>,
+    index: usize,
+    notify: Notify,
+    /// When this worker last found no work, while it has found none since.
+    starving_since: Cell<Option<Instant>>,
+    /// When it last interrupted a victim (`interrupt.rs`), and how often.
+    last_rescue: Cell<Option<Instant>>,
+    rescues: Cell<u64>,
+    /// The victim of this worker's request that has not been answered yet.
+    outstanding: Cell<Option<usize>>,
+    /// Attempts in a row that got nothing.
+    empty_rescues: Cell<u32>,
+    /// `Shared::epoch` when `UNBLOCK` arrived.
+    unblocked_epoch: Cell<usize>,
+    /// `Shared::epoch` when the run of empty answers began: new work from
+    /// outside ends the backoff.
+    rescue_epoch: Cell<usize>,
+    /// Counted in `Shared::deep_sleepers`.
+    deep: Cell<bool>,
+    /// `Shared::epoch` when this worker decided to park without a timeout: a
+    /// change wakes it (`signal`).
+    park_epoch: Cell<Option<usize>>,
 }
 
 impl AdmWorker {
@@ -67,6 +91,17 @@ impl AdmWorker {
             unblocked: Cell::new(false),
             marks: FrameMarks::new(stack_hi, mark_bytes),
             report_depth: Cell::new(report_depth(n, 0, 0)),
+            index,
+            notify: p.notify,
+            starving_since: Cell::new(None),
+            last_rescue: Cell::new(None),
+            rescues: Cell::new(0),
+            outstanding: Cell::new(None),
+            empty_rescues: Cell::new(0),
+            unblocked_epoch: Cell::new(0),
+            rescue_epoch: Cell::new(0),
+            deep: Cell::new(false),
+            park_epoch: Cell::new(None),
         }
     }
 
@@ -94,7 +129,189 @@ impl AdmWorker {
         let g = &self.mail().gate;
         g.stack_hi.set(self.marks.stack_hi());
         g.marks_end.set(self.marks.end().cast());
+        if self.notify != Notify::Poll {
+            interrupt::arm(self, &self.shared().rescue[self.index]);
+        }
         g
+    }
+
+    /// The worker leaves its thread: no interrupt reaches it any more.
+    pub(crate) fn uninstall(&self) {
+        if self.notify != Notify::Poll {
+            self.withdraw_rescue();
+            interrupt::disarm(&self.shared().rescue[self.index]);
+        }
+    }
+
+    /// Victim side of a rescue request (`interrupt.rs`): if a starving worker
+    /// asks, hand it this worker's oldest task (the outermost mark not being
+    /// taken back, else the front of the private queue), or EMPTY. Runs in the
+    /// signal handler, or at a scheduling point: async-signal-safe (no
+    /// allocation, no lock, no counters).
+    pub(crate) fn answer_rescue(&self) {
+        let sh = self.shared();
+        let mine = &sh.rescue[self.index];
+        if mine.req.load(Ordering::Relaxed) == 0 {
+            return;
+        }
+        let _section = interrupt::defer();
+        let r = mine.req.swap(0, Ordering::AcqRel);
+        if r == 0 {
+            return;
+        }
+        let job = match self.marks.take_oldest_for_rescue(self.marks.current_depth(), self.index) {
+            Some(j) => Some(j),
+            None => self.private.pop_front().map(|j| {
+                if !j.is_received() {
+                    // SAFETY: our own task, just taken off our own queue.
+                    unsafe { JobHeader::prepare(j.as_ptr(), self.index) };
+                }
+                j
+            }),
+        };
+        sh.rescue[r - 1].ans.store(job.map_or(EMPTY, |j| j.header() as usize), Ordering::Release);
+    }
+
+    /// Requester side (`interrupt.rs`): starving for longer than the bound,
+    /// ask a victim and interrupt it. The request stays posted until the
+    /// victim answers (in its handler, or at its next scheduling point); the
+    /// answer is collected at this worker's next idle round or scheduling
+    /// point, so the requester never spins for it and takes no CPU from the
+    /// victim. An unanswered request is signalled again every interval.
+    fn try_rescue(&self, h: &Handles) {
+        let Some(bound) = self.notify.bound_us() else { return };
+        self.collect_rescue(h);
+        let epoch = self.shared().epoch.load(Ordering::Relaxed);
+        if epoch != self.rescue_epoch.get() {
+            self.rescue_epoch.set(epoch);
+            self.empty_rescues.set(0);
+            self.last_rescue.set(None);
+        }
+        let now = Instant::now();
+        let since = *self.starving_since.get().get_or_insert(now);
+        self.starving_since.set(Some(since));
+        let us = |t: Option<Instant>| t.map_or(u64::MAX, |t| now.saturating_duration_since(t).as_micros() as u64);
+        let sh = self.shared();
+        if let Some(v) = self.outstanding.get() {
+            // Not answered yet: the signal may have come while the victim
+            // was not running; signal again once per interval.
+            if us(self.last_rescue.get()) >= bound as u64 {
+                self.last_rescue.set(Some(now));
+                interrupt::interrupt(&sh.rescue[v]);
+            }
+            return;
+        }
+        if !rescue_due(self.notify, h.workers, self.nothing_left(), us(Some(since)), us(self.last_rescue.get()), self.empty_rescues.get()) {
+            return;
+        }
+        let attempt = self.rescues.get();
+        let Some(v) = rescue_victim(h.index, h.workers, attempt, |v| sh.rescue[v].busy.load(Ordering::SeqCst) != 0) else {
+            return; // nobody runs a task: nobody holds work
+        };
+        self.last_rescue.set(Some(now));
+        self.rescues.set(attempt + 1);
+        let (mine, theirs) = (&sh.rescue[h.index], &sh.rescue[v]);
+        mine.ans.store(PENDING, Ordering::Relaxed);
+        if theirs.req.compare_exchange(0, h.index + 1, Ordering::AcqRel, Ordering::Relaxed).is_err() {
+            mine.ans.store(0, Ordering::Relaxed);
+            return; // another worker is asking it
+        }
+        self.outstanding.set(Some(v));
+        interrupt::interrupt(theirs);
+        h.counters().count(Counter::Interrupts, 1);
+    }
+
+    /// This worker runs a task from now on: it may mark or queue work that
+    /// only an interrupt can reach. Workers parked without a timeout because
+    /// nobody was busy are woken, so that they park again with one.
+    ///
+    /// Ordering (a Dekker pair, all SeqCst): this stores `busy` then loads
+    /// `deep_sleepers`; a parker increments `deep_sleepers` then loads every
+    /// `busy`. One of the two sees the other's store: the parker takes a
+    /// timeout, or this worker bumps the epoch and wakes it; a parker not
+    /// yet on the sleep list sees the new epoch in `signal`, which the sleep
+    /// protocol checks after announcing the sleep.
+    #[inline]
+    fn now_busy(&self, h: &Handles) {
+        if self.notify == Notify::Poll {
+            return;
+        }
+        self.leave_deep_sleep();
+        let sh = self.shared();
+        let r = &sh.rescue[self.index];
+        if r.busy.load(Ordering::Relaxed) == 0 {
+            r.busy.store(1, Ordering::SeqCst);
+            if sh.deep_sleepers.load(Ordering::SeqCst) > 0 {
+                sh.epoch.fetch_add(1, Ordering::SeqCst);
+                h.sleep().wake_all();
+            }
+        }
+    }
+
+    /// This worker found no work: it holds none (its marks and queue are
+    /// empty, or it would have found them).
+    #[inline]
+    fn now_idle(&self) {
+        if self.notify == Notify::Poll {
+            return;
+        }
+        self.leave_deep_sleep();
+        let r = &self.shared().rescue[self.index];
+        if r.busy.load(Ordering::Relaxed) != 0 {
+            r.busy.store(0, Ordering::SeqCst);
+        }
+    }
+
+    fn leave_deep_sleep(&self) {
+        self.park_epoch.set(None);
+        if self.deep.replace(false) {
+            self.shared().deep_sleepers.fetch_sub(1, Ordering::SeqCst);
+        }
+    }
+
+    /// Is a worker other than this one running a task?
+    fn other_busy(&self) -> bool {
+        let sh = self.shared();
+        (0..sh.workers()).any(|v| v != self.index && sh.rescue[v].busy.load(Ordering::SeqCst) != 0)
+    }
+
+    /// Take the answer to this worker's outstanding request, if it came: a
+    /// job goes on the private queue as a received task.
+    #[inline]
+    fn collect_rescue(&self, h: &Handles) {
+        if self.outstanding.get().is_none() {
+            return;
+        }
+        let mine = &self.shared().rescue[h.index];
+        let ans = mine.ans.load(Ordering::Acquire);
+        if ans == PENDING {
+            return;
+        }
+        self.outstanding.set(None);
+        mine.ans.store(0, Ordering::Relaxed);
+        self.empty_rescues.set(if ans > EMPTY { 0 } else { self.empty_rescues.get().saturating_add(1) });
+        if ans > EMPTY {
+            // SAFETY: the victim took this job off its marks or queue for us
+            // alone and prepared it to run elsewhere (`answer_rescue`).
+            self.private.push(unsafe { JobRef::from_ptr(ans as *mut JobHeader) }.mark_received());
+            h.counters().count(Counter::Steals, 1);
+            h.counters().count(Counter::TasksStolen, 1);
+        }
+    }
+
+    /// Withdraw an outstanding request (the worker stops); if the victim has
+    /// already taken it, wait for its answer, which can only be EMPTY: a
+    /// pool stops only when no task is left.
+    fn withdraw_rescue(&self) {
+        let Some(v) = self.outstanding.take() else { return };
+        let sh = self.shared();
+        if sh.rescue[v].req.compare_exchange(self.index + 1, 0, Ordering::AcqRel, Ordering::Acquire).is_err() {
+            while sh.rescue[self.index].ans.load(Ordering::Acquire) == PENDING {
+                crate::sync::thread::yield_now();
+            }
+            debug_assert!(sh.rescue[self.index].ans.load(Ordering::Acquire) <= EMPTY, "a task answered to a stopping worker");
+        }
+        sh.rescue[self.index].ans.store(0, Ordering::Relaxed);
     }
 
     pub(crate) fn marks(&self) -> &FrameMarks {
@@ -360,7 +577,12 @@ impl AdmWorker {
                 }
             }
             MsgKind::Steal if w[0] == WORKER => self.give_tasks(h, w[1], w[2]),
-            MsgKind::Unblock if w[0] == WORKER => self.unblocked.set(true),
+            MsgKind::Unblock if w[0] == WORKER => {
+                // The epoch the sender saw: an UNBLOCK decided before a job
+                // came in from outside is out of date when it arrives.
+                self.unblocked.set(true);
+                self.unblocked_epoch.set(w[1]);
+            }
             // SAFETY: the root sends PHASE_DONE to the phase's caller, which
             // waits for it (tokens.rs).
             MsgKind::PhaseDone if w[0] == WORKER => unsafe { tokens::deliver(w[1], w[2]) },
@@ -480,7 +702,7 @@ impl AdmWorker {
                         None => self.send(h, host, MsgKind::Update, &[level as usize, count, starving as usize]),
                     }
                 }
-                Route::UnblockWorker(w) => self.send(h, w, MsgKind::Unblock, &[WORKER]),
+                Route::UnblockWorker(w) => self.send(h, w, MsgKind::Unblock, &[WORKER, self.shared().epoch.load(Ordering::SeqCst)]),
                 Route::UnblockPartition { level, part } => self.send(h, tree.host(level, part), MsgKind::Unblock, &[level as usize]),
             }
         }
@@ -516,32 +738,84 @@ impl Mechanism for AdmWorker {
 
     #[inline]
     fn poll(&self, h: &Handles) {
+        self.answer_rescue();
+        self.collect_rescue(h);
         self.handle_mail(h)
     }
 
     #[inline]
-    fn found_work(&self) {
+    fn found_work(&self, h: &Handles) {
         self.starving_reported.set(false);
+        self.starving_since.set(None);
+        self.empty_rescues.set(0);
+        self.now_busy(h);
+    }
+
+    /// Back to the task that waited in a `join`: busy again.
+    #[inline]
+    fn resumed(&self, h: &Handles) {
+        self.found_work(h);
+    }
+
+    /// A job from outside the pool starts here: every `UNBLOCK` the others
+    /// received is out of date. Under `notify=interrupt`, wake them, so that
+    /// they can interrupt this worker if it runs long without spawning.
+    fn took_injected(&self, h: &Handles) {
+        if self.notify != Notify::Poll && h.workers > 1 {
+            self.unblocked.set(false);
+            self.shared().epoch.fetch_add(1, Ordering::SeqCst);
+            h.sleep().wake_all();
+        }
     }
 
     /// Tell the manager, once, that this worker is starving.
     fn out_of_work(&self, h: &Handles) {
+        self.now_idle();
         if !self.starving_reported.get() {
             self.starving_reported.set(true);
             self.unblocked.set(false);
             h.hot.publish(h.counters(), self.gate_joins());
             self.report_starving(h);
         }
+        self.try_rescue(h);
+    }
+
+    /// Under `notify=interrupt`, a starving worker not told `UNBLOCK` parks
+    /// for the interval of its next attempt while another worker is busy (it
+    /// may hold unshared work), and without a timeout otherwise (see
+    /// `now_busy` for why it is then woken when that changes).
+    fn park_timeout(&self, h: &Handles) -> Option<Duration> {
+        let bound = self.notify.bound_us()?;
+        // An answer may still come for an outstanding request (even after
+        // `UNBLOCK`): look for it every bound.
+        if self.outstanding.get().is_some() {
+            return Some(Duration::from_micros(bound as u64));
+        }
+        let sh = self.shared();
+        let epoch = sh.epoch.load(Ordering::SeqCst);
+        if !self.deep.replace(true) {
+            sh.deep_sleepers.fetch_add(1, Ordering::SeqCst);
+        }
+        let t = park_timeout_us(self.notify, h.workers, self.nothing_left(), self.other_busy(), self.empty_rescues.get());
+        if t.is_some() {
+            self.leave_deep_sleep();
+        } else {
+            self.park_epoch.set(Some(epoch));
+            // Woken by new work: the bound counts from then.
+            self.starving_since.set(None);
+        }
+        t.map(Duration::from_micros)
     }
 
     #[inline]
     fn nothing_left(&self) -> bool {
-        self.unblocked.get()
+        self.unblocked.get() && self.shared().epoch.load(Ordering::Relaxed) == self.unblocked_epoch.get()
     }
 
+    /// Mail, or (parked without a timeout) a change of the epoch.
     #[inline]
     fn signal(&self) -> bool {
-        self.mail().has_mail()
+        self.mail().has_mail() || self.park_epoch.get().is_some_and(|e| e != self.shared().epoch.load(Ordering::Relaxed))
     }
 
     /// Split when mail waits (a steal request, perhaps) or nothing else is

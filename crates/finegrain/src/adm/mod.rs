@@ -11,6 +11,7 @@
 //! | `frame_marks.rs` | pending `join` continuations, found by their stack depth |
 //! | `private_queue.rs` | the owner-only queue of every other task |
 //! | `mailbox/` | per-worker mailboxes of short messages (design note, loom models) |
+//! | `interrupt.rs`, `deferral.rs` | `notify=interrupt`: rescue requests, the signal handler, deferral sections |
 //! | `tokens.rs` | termination and reduction tokens of phases (design note, proof) |
 //! | `shared.rs` | the pool's mailboxes and how a message reaches its receiver |
 //! | `manager_thread.rs`, `dedicated.rs` | `manager=dedicated`: every manager on one extra thread, and its mailbox |
@@ -32,8 +33,13 @@
 
 #[cfg(not(loom))]
 mod dedicated;
+pub(crate) mod deferral;
+#[cfg(all(test, loom))]
+mod deferral_loom;
 #[cfg(not(loom))]
 pub(crate) mod frame_marks;
+#[cfg(not(loom))]
+pub(crate) mod interrupt;
 pub mod mailbox;
 #[cfg(not(loom))]
 pub(crate) mod manager_thread;

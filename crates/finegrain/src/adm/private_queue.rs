@@ -16,6 +16,7 @@
 //! and FIFO pops at `base`. When `top` reaches the capacity the live part is
 //! moved down (or the buffer doubled) on the slow path.
 
+use super::interrupt::defer;
 use super::spawn_gate::Gate;
 use crate::job::{JobHeader, JobRef};
 use std::cell::Cell;
@@ -98,6 +99,7 @@ impl PrivateQueue {
 
     /// Push, making room first if needed; returns the new length.
     pub(crate) fn push(&self, job: JobRef) -> usize {
+        let _section = defer();
         // SAFETY: one past the last slot of the allocation.
         if self.top() == unsafe { self.start().add(self.cap.get()) } {
             self.make_room();
@@ -141,6 +143,7 @@ impl PrivateQueue {
     /// Newest task (LIFO).
     #[inline(always)]
     pub(crate) fn pop_back(&self) -> Option<JobRef> {
+        let _section = defer();
         let t = self.top();
         if t == self.base.get() {
             return None;
@@ -156,6 +159,7 @@ impl PrivateQueue {
     /// Oldest task (FIFO order, and what a victim hands over).
     #[inline]
     pub(crate) fn pop_front(&self) -> Option<JobRef> {
+        let _section = defer();
         let b = self.base.get();
         if b == self.top() {
             return None;
@@ -185,6 +189,7 @@ impl PrivateQueue {
 /// which never exceeds the end).
 #[inline(always)]
 pub(crate) unsafe fn push_at(g: &Gate, job: JobRef) {
+    let _section = defer();
     let t = g.top.get() as *mut Slot;
     // SAFETY: `t` is a free slot inside the buffer (caller's contract).
     unsafe {
@@ -201,6 +206,7 @@ pub(crate) unsafe fn push_at(g: &Gate, job: JobRef) {
 /// `g` is the gate of a private queue owned by the calling thread.
 #[inline(always)]
 pub(crate) unsafe fn take_back_at(g: &Gate, job: JobRef) -> bool {
+    let _section = defer();
     let t = g.top.get() as *mut Slot;
     // SAFETY: `t - 1` is at least the slot below `base`, which is in the
     // allocation and null when the queue is empty (see `PrivateQueue`).

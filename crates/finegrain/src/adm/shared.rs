@@ -2,6 +2,7 @@
 //! dedicated manager's if there is one, and how a message reaches them.
 
 use super::dedicated::Dedicated;
+use super::interrupt::Rescue;
 use super::mailbox::{Mailbox, Msg};
 use crate::policy::adm::Adm;
 use crate::sleep::Sleep;
@@ -19,6 +20,15 @@ pub(crate) struct Shared {
     /// `manager=dedicated`: the manager thread's mailbox (`manager_thread.rs`).
     pub(crate) manager: Option<Box<Dedicated>>,
     pub(crate) params: Adm,
+    /// Every worker's interrupt record (`interrupt.rs`).
+    pub(crate) rescue: Box<[CachePadded<Rescue>]>,
+    /// Bumped when a worker told `UNBLOCK` finds work again (a job from
+    /// outside the pool): an `UNBLOCK` received before is out of date.
+    pub(crate) epoch: CachePadded<crate::sync::AtomicUsize>,
+    /// Workers parked without a timeout under `notify=interrupt` (nobody was
+    /// busy, or `UNBLOCK`): a worker that becomes busy wakes them
+    /// (`AdmWorker::now_busy`).
+    pub(crate) deep_sleepers: CachePadded<crate::sync::AtomicUsize>,
 }
 
 impl Shared {
@@ -27,6 +37,9 @@ impl Shared {
             mailboxes: (0..n).map(|_| CachePadded::new(Mailbox::new())).collect(),
             manager: params.dedicated_manager.then(|| Box::new(Dedicated::new())),
             params,
+            rescue: (0..n).map(|_| CachePadded::new(Rescue::default())).collect(),
+            epoch: CachePadded::new(crate::sync::AtomicUsize::new(0)),
+            deep_sleepers: CachePadded::new(crate::sync::AtomicUsize::new(0)),
         }
     }
 

@@ -27,6 +27,7 @@
 //! straight to a sleeping one ([`hand_to_sleeper`]).
 
 use super::locality::steal::Stealing;
+use super::notify::{Notify, DEFAULT_BOUND_US};
 use super::{Idle, OptionInfo, Order, Policy, PolicyInfo, PolicyKind, Registration, Spec};
 use crate::error::Error;
 use std::ops::Range;
@@ -47,6 +48,9 @@ pub struct Adm {
     /// The managers run on one extra thread (`manager=dedicated`) instead of
     /// on workers.
     pub dedicated_manager: bool,
+    /// How a busy or blocked worker learns that another waits for work
+    /// (`notify=poll|interrupt`, `policy/notify.rs`).
+    pub notify: Notify,
 }
 
 impl Adm {
@@ -490,6 +494,18 @@ const OPTIONS: &[OptionInfo] = &[
         default: "worker",
         help: "where the managers run: on workers (the group's first), or on one extra thread that runs no tasks",
     },
+    OptionInfo {
+        name: "notify",
+        values: "poll | interrupt",
+        default: "interrupt",
+        help: "how a busy or blocked worker learns that another waits: at its next scheduling point only, or by an interrupt after `bound`",
+    },
+    OptionInfo {
+        name: "bound",
+        values: "1..=1000000",
+        default: "100",
+        help: "microseconds a starving worker waits before it interrupts a victim (notify=interrupt)",
+    },
 ];
 
 fn build(spec: &mut Spec<'_>, hier: bool) -> Result<Policy, Error> {
@@ -501,16 +517,19 @@ fn build(spec: &mut Spec<'_>, hier: bool) -> Result<Policy, Error> {
     let burst = spec.int("burst", 1, 1024, RECEIVE_BUFFER / 2)?;
     let spin = spec.int("spin", 0, 100_000, 64)? as u32;
     let dedicated_manager = spec.choice("manager", &["worker", "dedicated"], "worker")? == "dedicated";
+    let interrupt = spec.choice("notify", &["poll", "interrupt"], "interrupt")? == "interrupt";
+    let bound_us = spec.int("bound", 1, 1_000_000, DEFAULT_BOUND_US as usize)? as u32;
+    let notify = if interrupt { Notify::Interrupt { bound_us } } else { Notify::Poll };
     Ok(Policy {
         name: if hier { "adm-hier" } else { "adm-central" },
-        kind: PolicyKind::Adm(Adm { radix, burst, dedicated_manager }),
+        kind: PolicyKind::Adm(Adm { radix, burst, dedicated_manager, notify }),
         order,
         idle: Idle::with_spin(spin),
         space_steal: Stealing::Baseline,
     })
 }
 
-const ADM_CENTRAL_OPTIONS: &[OptionInfo] = &[OPTIONS[1], OPTIONS[2], OPTIONS[3], OPTIONS[4]];
+const ADM_CENTRAL_OPTIONS: &[OptionInfo] = &[OPTIONS[1], OPTIONS[2], OPTIONS[3], OPTIONS[4], OPTIONS[5], OPTIONS[6]];
 
 pub(crate) static ADM_CENTRAL: Registration = Registration {
     info: PolicyInfo {
@@ -671,7 +690,7 @@ mod tests {
 
     #[test]
     fn params_give_the_tree_and_the_hosts() {
-        let a = Adm { radix: 4, burst: 8, dedicated_manager: false };
+        let a = Adm { radix: 4, burst: 8, dedicated_manager: false, notify: Notify::Poll };
         assert_eq!(a.tree(16).levels, 2);
         assert_eq!(a.hosted_managers(16, 0).len(), 2);
         assert_eq!(a.hosted_managers(16, 4).len(), 1);
@@ -682,6 +701,6 @@ mod tests {
         assert_eq!(single.tree(16), Tree::single(16));
         assert!(Adm { dedicated_manager: true, ..a }.hosted_managers(16, 0).is_empty());
         let p = Policy::parse("adm-central").unwrap();
-        assert!(matches!(p.kind, PolicyKind::Adm(Adm { radix: 0, burst: 8, dedicated_manager: false })));
+        assert!(matches!(p.kind, PolicyKind::Adm(Adm { radix: 0, burst: 8, dedicated_manager: false, notify: Notify::Interrupt { bound_us: 100 } })));
     }
 }

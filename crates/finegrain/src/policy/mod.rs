@@ -32,6 +32,7 @@ pub mod carbon;
 pub mod fixed;
 pub mod idle;
 pub mod locality;
+pub mod notify;
 pub mod pdf;
 pub mod reduce;
 pub mod search;
@@ -218,7 +219,18 @@ impl Policy {
             PolicyKind::Adm(a) => {
                 let radix = if a.radix > 0 { format!("radix={},", a.radix) } else { String::new() };
                 let manager = if a.dedicated_manager { "dedicated" } else { "worker" };
-                format!("{}:{}order={},burst={},spin={},manager={}", self.name, radix, order, a.burst, spin, manager)
+                let bound = a.notify.bound_us().map(|b| format!(",bound={b}")).unwrap_or_default();
+                format!(
+                    "{}:{}order={},burst={},spin={},manager={},notify={}{}",
+                    self.name,
+                    radix,
+                    order,
+                    a.burst,
+                    spin,
+                    manager,
+                    a.notify.name(),
+                    bound
+                )
             }
             PolicyKind::Unit(u) => {
                 let opts = match u {
@@ -229,7 +241,9 @@ impl Policy {
                         c.limit,
                         if c.prefetch_steal { "yes" } else { "no" }
                     ),
-                    UnitPolicy::SwHier(s) => format!("private={},order={},", s.private, s.order.name()),
+                    UnitPolicy::SwHier(s) => {
+                        format!("private={},order={},share={},", s.private, s.order.name(), if s.share { "idle" } else { "full" })
+                    }
                     UnitPolicy::Pdf => String::new(),
                 };
                 format!("{}:{}spin={}", self.name, opts, spin)

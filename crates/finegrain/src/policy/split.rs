@@ -51,7 +51,7 @@ mod tests {
         assert!(adm(false, || true) && !adm(false, || false));
         let c = UnitPolicy::Carbon(Carbon { deque: 32, prefetch: 1, limit: 8, prefetch_steal: true });
         assert!(unit(c, false, 3, 4) && !unit(c, true, 4, 4));
-        let h = UnitPolicy::SwHier(SwHier { private: 8, order: GlobalOrder::Fifo });
+        let h = UnitPolicy::SwHier(SwHier { private: 8, order: GlobalOrder::Fifo, share: true, bound_us: Some(100) });
         assert!(unit(h, true, 10, 4) && unit(h, false, 3, 4) && !unit(h, false, 4, 4));
         assert!(unit(UnitPolicy::Pdf, false, 1, 2) && !unit(UnitPolicy::Pdf, true, 2, 2));
     }

@@ -34,7 +34,14 @@ impl Sleep {
     /// Announce sleep, re-check `has_work`, and park unless work or the latch
     /// turned up. Returns after any wake; the caller scans for work again.
     #[cold]
+    #[cfg_attr(not(loom), allow(dead_code))]
     pub(crate) fn sleep(&self, me: usize, latch: Option<&AtomicUsize>, has_work: impl Fn() -> bool) {
+        self.sleep_for(me, latch, None, has_work)
+    }
+
+    /// [`sleep`](Sleep::sleep), returning after `timeout` at the latest.
+    #[cold]
+    pub(crate) fn sleep_for(&self, me: usize, latch: Option<&AtomicUsize>, timeout: Option<std::time::Duration>, has_work: impl Fn() -> bool) {
         {
             let mut idle = lock(&self.idle);
             idle.push(me);
@@ -49,7 +56,10 @@ impl Sleep {
             }
         }
         if park {
-            self.parkers[me].wait(true);
+            match timeout {
+                None => self.parkers[me].wait(true),
+                Some(t) => self.parkers[me].wait_timeout(true, t),
+            }
             if let Some(l) = latch {
                 let _ = l.compare_exchange(SLEEPING, UNSET, Ordering::AcqRel, Ordering::Acquire);
             }
@@ -89,6 +99,12 @@ impl Sleep {
         if let Some(i) = picked {
             self.parkers[i].raise(false);
         }
+    }
+
+    /// How many workers are asleep (a relaxed look).
+    #[inline]
+    pub(crate) fn sleeping(&self) -> usize {
+        self.num_sleeping.load(Ordering::Relaxed)
     }
 
     /// Some worker other than `me` that is asleep right now, if any.

@@ -75,9 +75,10 @@ pub(crate) enum Counter {
     TasksStolen = 4,
     Messages = 5,
     Parks = 6,
+    Interrupts = 7,
 }
 #[cfg_attr(not(feature = "stats"), allow(dead_code))]
-const COUNTERS: usize = 7;
+const COUNTERS: usize = 8;
 
 /// One worker's live counters.
 #[cfg(feature = "stats")]
@@ -213,6 +214,7 @@ impl WorkerCounters {
                 tasks_stolen: c(Counter::TasksStolen),
                 messages: c(Counter::Messages),
                 parks: c(Counter::Parks),
+                interrupts: c(Counter::Interrupts),
                 task_lengths: self.lengths.iter().map(|l| l.load(Ordering::Relaxed)).collect(),
                 ticks_per_ns: 1.0 / ns_per_tick,
             }
@@ -289,6 +291,9 @@ pub struct WorkerStats {
     pub messages: u64,
     /// Times the worker parked.
     pub parks: u64,
+    /// Signals this worker sent to interrupt a victim (`notify=interrupt`
+    /// of the message policies).
+    pub interrupts: u64,
     /// Sampled lengths of leaf tasks, in ticks of the time-stamp counter: a
     /// histogram over the buckets of [`lengths`] (empty when nothing was
     /// sampled). See [`WorkerStats::median_task_ticks`].
@@ -334,6 +339,7 @@ impl WorkerStats {
         self.tasks_stolen += o.tasks_stolen;
         self.messages += o.messages;
         self.parks += o.parks;
+        self.interrupts += o.interrupts;
         if self.task_lengths.len() < o.task_lengths.len() {
             self.task_lengths.resize(o.task_lengths.len(), 0);
         }
@@ -355,6 +361,7 @@ impl WorkerStats {
             tasks_stolen: d(self.tasks_stolen, o.tasks_stolen),
             messages: d(self.messages, o.messages),
             parks: d(self.parks, o.parks),
+            interrupts: d(self.interrupts, o.interrupts),
             task_lengths: self.task_lengths.iter().enumerate().map(|(i, &a)| d(a, o.task_lengths.get(i).copied().unwrap_or(0))).collect(),
             ticks_per_ns: self.ticks_per_ns,
         }
@@ -366,7 +373,7 @@ impl WorkerStats {
         }
         let _ = write!(
             out,
-            "}},\"tasks_run\":{},\"enqueues\":{},\"steal_attempts\":{},\"steals\":{},\"tasks_stolen\":{},\"messages\":{},\"parks\":{},\"task_samples\":{}",
+            "}},\"tasks_run\":{},\"enqueues\":{},\"steal_attempts\":{},\"steals\":{},\"tasks_stolen\":{},\"messages\":{},\"parks\":{},\"interrupts\":{},\"task_samples\":{}",
             self.tasks_run,
             self.enqueues,
             self.steal_attempts,
@@ -374,6 +381,7 @@ impl WorkerStats {
             self.tasks_stolen,
             self.messages,
             self.parks,
+            self.interrupts,
             self.task_samples()
         );
         let num = |x: Option<f64>| x.map_or("null".to_string(), |v| format!("{v:.1}"));

@@ -22,7 +22,9 @@ use crate::stats::Counter;
 use crate::gtu::Gtu;
 use crate::sync::{lock, AtomicUsize, Mutex, Ordering};
 use std::cell::{Cell, RefCell};
+use crossbeam_utils::CachePadded;
 use std::collections::{BTreeMap, VecDeque};
+use std::time::{Duration, Instant};
 
 /// A task with its key in the central order.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -42,6 +44,13 @@ pub(crate) struct Shared {
     total: AtomicUsize,
     /// `carbon`: the per-worker lanes.
     gtu: Gtu<JobRef>,
+    /// `sw-hier`: every worker's private queue, newest at the back. Its
+    /// owner pushes and pops at the back; another worker only takes the
+    /// oldest (front) task, after starving for the policy's bound
+    /// (`SwHier::rescue_due`), hence the lock (uncontended but for those).
+    near: Box<[CachePadded<Mutex<VecDeque<Entry>>>]>,
+    /// Length of each private queue, for idle workers to look at.
+    near_len: Box<[CachePadded<AtomicUsize>]>,
 }
 
 struct UnitState {
@@ -55,6 +64,8 @@ impl Shared {
             state: Mutex::new(UnitState { global: BTreeMap::new() }),
             total: AtomicUsize::new(0),
             gtu: Gtu::new(n),
+            near: (0..n).map(|_| CachePadded::new(Mutex::new(VecDeque::new()))).collect(),
+            near_len: (0..n).map(|_| CachePadded::new(AtomicUsize::new(0))).collect(),
         }
     }
 
@@ -78,8 +89,9 @@ impl UnitState {
 pub(crate) struct UnitWorker {
     unit: *const Shared,
     policy: UnitPolicy,
-    /// `sw-hier`: the private queue. Newest at the back.
-    near: RefCell<VecDeque<Entry>>,
+    index: usize,
+    /// `sw-hier`: when this worker last found no work, while it has found none since.
+    starving_since: Cell<Option<Instant>>,
     /// Sequence numbers for keys (unique per worker: `seq * n + index`).
     seq: Cell<u64>,
     /// Serial-order position of the code running now (`pdf`).
@@ -91,11 +103,12 @@ pub(crate) struct UnitWorker {
 impl UnitWorker {
     /// # Safety
     /// `unit` outlives the worker.
-    pub(crate) unsafe fn new(unit: &Shared, policy: UnitPolicy) -> UnitWorker {
+    pub(crate) unsafe fn new(unit: &Shared, policy: UnitPolicy, index: usize) -> UnitWorker {
         UnitWorker {
             unit,
             policy,
-            near: RefCell::new(VecDeque::new()),
+            index,
+            starving_since: Cell::new(None),
             seq: Cell::new(0),
             path: RefCell::new(SerialPath::default()),
             priority: Cell::new(0),
@@ -195,10 +208,19 @@ impl UnitWorker {
         h.sleep().notify_new_work();
     }
 
+    /// This worker's private queue (`sw-hier`), locked; `Near::drop` publishes its length.
+    fn near(&self, h: &Handles) -> Near<'_> {
+        let u = self.unit();
+        Near { q: lock(&u.near[h.index]), len: &u.near_len[h.index] }
+    }
+
     fn swhier_enqueue(&self, h: &Handles, s: SwHier, e: Entry) {
-        let mut near = self.near.borrow_mut();
+        let mut near = self.near(h);
         near.push_back(e);
-        let k = s.spill_count(near.len());
+        let mut k = s.spill_count(near.len());
+        if k == 0 && s.share_now(self.unit().total_relaxed(), h.sleep().sleeping()) {
+            k = 1;
+        }
         if k > 0 {
             let out: Vec<Entry> = near.drain(..k).collect();
             drop(near);
@@ -212,7 +234,7 @@ impl UnitWorker {
             return self.unit().gtu.take_back(h.index, &c, e.job);
         }
         {
-            let mut near = self.near.borrow_mut();
+            let mut near = self.near(h);
             if near.back() == Some(e) {
                 near.pop_back();
                 return true;
@@ -233,7 +255,7 @@ impl UnitWorker {
         if let UnitPolicy::Carbon(c) = self.policy {
             return self.unit().gtu.pop_newest(h.index, &c);
         }
-        self.near.borrow_mut().pop_back().map(|e| e.job)
+        self.near(h).pop_back().map(|e| e.job)
     }
 
     /// Up to `k` tasks from the front of the global queue, first one last.
@@ -262,13 +284,13 @@ impl UnitWorker {
     }
 
     fn swhier_dequeue(&self, h: &Handles, s: SwHier) -> Option<Entry> {
-        if let Some(e) = self.near.borrow_mut().pop_back() {
+        if let Some(e) = self.near(h).pop_back() {
             return Some(e);
         }
         let mut got = self.take_global(h, s.fetch_count(self.unit().total_relaxed().max(1), h.workers));
         let first = got.pop()?;
         // The rest go to the private queue, earliest in the global order on top.
-        let mut near = self.near.borrow_mut();
+        let mut near = self.near(h);
         while let Some(e) = got.pop() {
             near.push_front(e);
         }
@@ -285,6 +307,37 @@ impl UnitWorker {
         };
         self.carbon_prefetch(h, c);
         Some(Entry::injected(job))
+    }
+
+    /// Does a private queue other than this worker's hold tasks?
+    fn others_hold_tasks(&self) -> bool {
+        let u = self.unit();
+        (0..u.near_len.len()).any(|v| v != self.index && u.near_len[v].load(Ordering::SeqCst) > 0)
+    }
+
+    /// See `out_of_work`. The victims are looked at in turn from the next
+    /// worker on; the task leaves its queue under the queue's lock, so its
+    /// owner either takes it back first or finds it in the global queue
+    /// (`take_back` looks there), and exactly one worker runs it.
+    #[cold]
+    fn swhier_rescue(&self, h: &Handles, s: SwHier) {
+        let now = Instant::now();
+        let since = *self.starving_since.get().get_or_insert(now);
+        self.starving_since.set(Some(since));
+        let starving_us = now.saturating_duration_since(since).as_micros() as u64;
+        let u = self.unit();
+        for k in 1..h.workers {
+            let v = (h.index + k) % h.workers;
+            if !s.rescue_due(starving_us, u.near_len[v].load(Ordering::Relaxed)) {
+                continue;
+            }
+            let taken = Near { q: lock(&u.near[v]), len: &u.near_len[v] }.pop_front();
+            if let Some(e) = taken {
+                self.starving_since.set(None);
+                self.to_global(h, std::iter::once(e));
+                return;
+            }
+        }
     }
 
     /// A steal from the nearest lane with work: keep all but the newest
@@ -318,6 +371,31 @@ impl UnitWorker {
         if gtu.buffer(h.index, &c, job) {
             h.sleep().notify_new_work();
         }
+    }
+}
+
+/// A locked private queue (`sw-hier`); publishes its length when released.
+struct Near<'a> {
+    q: crate::sync::MutexGuard<'a, VecDeque<Entry>>,
+    len: &'a AtomicUsize,
+}
+
+impl std::ops::Deref for Near<'_> {
+    type Target = VecDeque<Entry>;
+    fn deref(&self) -> &VecDeque<Entry> {
+        &self.q
+    }
+}
+
+impl std::ops::DerefMut for Near<'_> {
+    fn deref_mut(&mut self) -> &mut VecDeque<Entry> {
+        &mut self.q
+    }
+}
+
+impl Drop for Near<'_> {
+    fn drop(&mut self) {
+        self.len.store(self.q.len(), Ordering::SeqCst);
     }
 }
 
@@ -361,6 +439,41 @@ impl Mechanism for UnitWorker {
         None
     }
 
+    #[inline]
+    fn found_work(&self, _h: &Handles) {
+        self.starving_since.set(None);
+    }
+
+    /// `sw-hier`: starving past the bound, move the oldest task of another
+    /// worker's private queue to the global queue (`policy::swhier`); the
+    /// next round takes it from there like any global task.
+    fn out_of_work(&self, h: &Handles) {
+        if let UnitPolicy::SwHier(s) = self.policy {
+            if s.bound_us.is_some() {
+                self.swhier_rescue(h, s);
+            }
+        }
+    }
+
+    /// `sw-hier` with a bound: another worker's private queue holds tasks,
+    /// which this worker will move once it has starved for the bound. Checked
+    /// by the sleep protocol after the sleep is announced, against the owner's
+    /// store of its queue's length before it looks for sleepers
+    /// (`swhier_enqueue`; both SeqCst): a worker never parks without a
+    /// timeout while a private queue it could rescue from holds a task.
+    #[inline]
+    fn signal(&self) -> bool {
+        matches!(self.policy, UnitPolicy::SwHier(s) if s.bound_us.is_some()) && self.others_hold_tasks()
+    }
+
+    /// `sw-hier`: while another private queue holds tasks, park for the bound at most.
+    fn park_timeout(&self, _h: &Handles) -> Option<Duration> {
+        match self.policy {
+            UnitPolicy::SwHier(s) => s.park_timeout_us(self.others_hold_tasks()).map(Duration::from_micros),
+            _ => None,
+        }
+    }
+
     /// Run a dequeued task at its serial position.
     fn run(&self, e: Entry, exec: impl FnOnce(JobRef)) {
         if let UnitPolicy::Carbon(_) = self.policy {
@@ -376,7 +489,8 @@ impl Mechanism for UnitWorker {
             UnitPolicy::Carbon(_) => self.unit().gtu.queued(),
             _ => self.unit().total_relaxed(),
         };
-        crate::policy::split::unit(self.policy, self.near.borrow().is_empty(), tasks, h.workers)
+        let near_empty = self.unit().near_len[h.index].load(Ordering::Relaxed) == 0;
+        crate::policy::split::unit(self.policy, near_empty, tasks, h.workers)
     }
 }
 

@@ -1,0 +1,235 @@
+//! Interrupts under the message policies (`notify=interrupt`): a starving
+//! worker that has waited longer than a bound interrupts a victim with a
+//! thread-directed signal, and the victim's handler hands over its oldest
+//! task at once.
+//!
+//! # Why
+//! Under `notify=poll` a request waits for the victim's next scheduling point.
+//! A task that blocks (`join(|| rx.recv(), || tx.send(..))`) or computes
+//! without one keeps every task it queued, and its frame marks, from the idle
+//! workers for as long as it runs: forever in the first case. In Sanchez, Yoo,
+//! Kozyrakis (ASPLOS 2010, sections 3 and 4) a message raises a user-level
+//! interrupt whose handler runs at once, except inside short sections where
+//! the runtime disabled interrupts (`adm_di`/`adm_ei`, Table 1). A POSIX
+//! signal sent with `pthread_kill` is the software form of that interrupt.
+//!
+//! # Protocol
+//! Every worker has a [`Rescue`] record: a request word (`req`: requester + 1,
+//! or 0), an answer slot for its own requests (`ans`), its thread id and a
+//! count of signals in flight to it.
+//!
+//! 1. A worker that has been starving for `bound` microseconds and was not
+//!    told `UNBLOCK` picks a victim (`policy::notify::rescue_victim`), sets
+//!    its own `ans` to PENDING, claims the victim's `req` (compare-exchange
+//!    from 0; if another requester holds it, it tries later) and sends the
+//!    signal.
+//! 2. The victim's handler runs between two instructions of whatever the
+//!    victim was doing. If the victim is inside a deferral section
+//!    (`deferral.rs`: every operation on its marks or private queue), it only
+//!    notes that an interrupt is pending; the section's end handles it.
+//!    Otherwise it swaps `req` to 0 and, if it got a requester, takes its own
+//!    oldest task (the outermost frame mark, else the front of the private
+//!    queue) and stores the job's address, or EMPTY, into the requester's
+//!    `ans`. The victim also answers at every scheduling point (`poll`), so a
+//!    lost or deferred signal delays the answer only until then.
+//! 3. The requester waits up to `bound` for the answer. Then it withdraws by a
+//!    compare-exchange of the victim's `req` back to 0; if that fails, the
+//!    victim has already swapped it and its answer is a few instructions
+//!    away, so the requester waits for it. A job it receives goes on its
+//!    private queue as a received task.
+//!
+//! # Why the handler is async-signal-safe
+//! It allocates nothing, takes no lock, and makes no call that is not
+//! async-signal-safe: it reads thread-locals that are constant-initialised
+//! (no lazy registration), swaps and stores atomics, writes the taken job's
+//! header (a job of a live frame of this very thread, or one on its queue),
+//! and touches the frame marks and the private queue. Those two are owned by
+//! this thread and touched by it only inside deferral sections, which the
+//! handler never interrupts, with two exceptions on the `join` fast path that
+//! are single stores or are excluded explicitly:
+//! - marking (one store of the mark after the job is written; a compiler
+//!   fence keeps the job's writes before it);
+//! - taking the mark back after `a` (load, test, store): the join first
+//!   sets a flag in the word of the mark region next to its mark (the word
+//!   for the job's own second word, which no other live mark can use) and
+//!   clears it afterwards (`FrameMarks::open_window`); the handler never
+//!   takes a mark whose neighbour holds the flag. The mark being taken back
+//!   is the deepest live one, so skipping it never skips an older one. These
+//!   are two stores per `join`, addressed from the mark's own pointer; a
+//!   thread-local flag cost three instructions per spawn (an offset load
+//!   besides the two stores), and a flag in the job's header was wrong: the
+//!   header's words belong to the thief once the job is taken.
+//!
+//! The handler keeps `errno` as it found it.
+//!
+//! # Why no task is lost or run twice
+//! A mark or queue slot is taken either by the owner (inside a section, or by
+//! the join's take-back that the handler skips) or by the handler, which runs
+//! only outside sections and to completion before the owner resumes: the two
+//! never interleave, so exactly one of them sees the task. The answer slot
+//! carries the job to exactly one requester: the request word is swapped to
+//! 0 by the one that answers, and a requester that withdrew successfully gets
+//! no answer (nobody swapped its request). Model-checked in `deferral_loom.rs`.
+//!
+//! # Signals and threads
+//! The signal is `SIGURG` (ignored by default, so a stray one does no harm),
+//! installed once per process with `SA_RESTART`; a handler that was installed
+//! before is called for signals that reach a thread that is not an armed
+//! worker. A signal is only sent while the victim's thread is armed: the
+//! sender counts itself in `kills` before reading the thread id, and a worker
+//! that disarms clears the id and then waits for `kills` to drop to 0, so
+//! `pthread_kill` never targets a thread that has exited.
+
+use super::deferral::Deferral;
+use super::AdmWorker;
+use crate::sync::{AtomicUsize, Ordering};
+use std::cell::Cell;
+use std::sync::Once;
+
+/// The answer slot holds this while a request is out.
+pub(crate) const PENDING: usize = 1;
+/// The victim had nothing to give. (Job addresses are aligned: never 1 or 2.)
+pub(crate) const EMPTY: usize = 2;
+
+const SIG: libc::c_int = libc::SIGURG;
+
+/// One worker's interrupt record (see the module documentation).
+#[derive(Default)]
+pub(crate) struct Rescue {
+    /// 0, or the requesting worker's index + 1.
+    pub(crate) req: AtomicUsize,
+    /// Answer to this worker's own request: 0 (none out), PENDING, EMPTY or a job.
+    pub(crate) ans: AtomicUsize,
+    /// The worker's `pthread_t` while it can be signalled, else 0.
+    thread: AtomicUsize,
+    /// Signals being sent to it right now.
+    kills: AtomicUsize,
+    /// 1 while the worker runs a task (and so may hold work it has not
+    /// shared), 0 while it is idle: only busy workers are interrupted, and
+    /// idle workers park without a timeout when nobody is busy.
+    pub(crate) busy: AtomicUsize,
+}
+
+struct Irq {
+    def: Deferral,
+    /// The worker armed on this thread, or null.
+    worker: Cell<*const AdmWorker>,
+}
+
+thread_local! {
+    static IRQ: Irq = const { Irq { def: Deferral::new(), worker: Cell::new(std::ptr::null()) } };
+}
+
+/// A deferral section: the handler defers until it is dropped (`adm_di` .. `adm_ei`).
+pub(crate) struct Section(());
+
+/// Enter a deferral section (`adm_di`).
+#[inline(always)]
+pub(crate) fn defer() -> Section {
+    IRQ.with(|i| i.def.enter());
+    Section(())
+}
+
+impl Drop for Section {
+    /// `adm_ei`: handle an interrupt that arrived inside.
+    #[inline(always)]
+    fn drop(&mut self) {
+        if IRQ.with(|i| i.def.leave()) {
+            handle_deferred();
+        }
+    }
+}
+
+#[cold]
+#[inline(never)]
+fn handle_deferred() {
+    let w = IRQ.with(|i| i.worker.get());
+    if !w.is_null() {
+        // SAFETY: armed while the worker is alive on this thread (`arm`/`disarm`).
+        unsafe { (*w).answer_rescue() }
+    }
+}
+
+static INSTALL: Once = Once::new();
+/// The handler that was installed before ours (its `sa_sigaction`), and its flags.
+static PREVIOUS: AtomicUsize = AtomicUsize::new(libc::SIG_DFL);
+static PREVIOUS_FLAGS: AtomicUsize = AtomicUsize::new(0);
+
+fn install() {
+    INSTALL.call_once(|| {
+        // SAFETY: plain sigaction calls on zeroed structures; the handler is
+        // async-signal-safe (module documentation).
+        unsafe {
+            let mut old: libc::sigaction = std::mem::zeroed();
+            let mut sa: libc::sigaction = std::mem::zeroed();
+            sa.sa_sigaction = on_signal as *const () as usize;
+            sa.sa_flags = libc::SA_SIGINFO | libc::SA_RESTART;
+            libc::sigemptyset(&mut sa.sa_mask);
+            if libc::sigaction(SIG, &sa, &mut old) == 0 {
+                PREVIOUS.store(old.sa_sigaction, Ordering::SeqCst);
+                PREVIOUS_FLAGS.store(old.sa_flags as usize, Ordering::SeqCst);
+            }
+        }
+    });
+}
+
+extern "C" fn on_signal(sig: libc::c_int, info: *mut libc::siginfo_t, ctx: *mut libc::c_void) {
+    // SAFETY: errno is thread-local; restored before returning.
+    let errno = unsafe { *libc::__errno_location() };
+    let w = IRQ.with(|i| i.worker.get());
+    if w.is_null() {
+        chain(sig, info, ctx);
+    } else if IRQ.with(|i| i.def.may_handle()) {
+        // SAFETY: armed, so the worker is alive on this thread.
+        unsafe { (*w).answer_rescue() }
+    }
+    // SAFETY: as above.
+    unsafe { *libc::__errno_location() = errno };
+}
+
+/// A signal for somebody else's handler (a thread that is not an armed worker).
+fn chain(sig: libc::c_int, info: *mut libc::siginfo_t, ctx: *mut libc::c_void) {
+    let prev = PREVIOUS.load(Ordering::Relaxed);
+    if prev == libc::SIG_DFL || prev == libc::SIG_IGN {
+        return;
+    }
+    // SAFETY: the previous disposition was a handler of the kind its flags say.
+    unsafe {
+        if PREVIOUS_FLAGS.load(Ordering::Relaxed) & libc::SA_SIGINFO as usize != 0 {
+            let f: extern "C" fn(libc::c_int, *mut libc::siginfo_t, *mut libc::c_void) = std::mem::transmute(prev);
+            f(sig, info, ctx);
+        } else {
+            let f: extern "C" fn(libc::c_int) = std::mem::transmute(prev);
+            f(sig);
+        }
+    }
+}
+
+/// Make the calling thread's worker `w` interruptible through `r`.
+pub(crate) fn arm(w: &AdmWorker, r: &Rescue) {
+    install();
+    IRQ.with(|i| i.worker.set(w));
+    // SAFETY: pthread_self has no preconditions.
+    r.thread.store(unsafe { libc::pthread_self() } as usize, Ordering::SeqCst);
+}
+
+/// The calling thread's worker stops: no signal is sent to it from here on,
+/// and none is in flight once this returns.
+pub(crate) fn disarm(r: &Rescue) {
+    r.thread.store(0, Ordering::SeqCst);
+    while r.kills.load(Ordering::SeqCst) != 0 {
+        std::hint::spin_loop();
+    }
+    IRQ.with(|i| i.worker.set(std::ptr::null()));
+}
+
+/// Interrupt the worker of `r`, if it is armed.
+pub(crate) fn interrupt(r: &Rescue) -> bool {
+    r.kills.fetch_add(1, Ordering::SeqCst);
+    let t = r.thread.load(Ordering::SeqCst);
+    // SAFETY: `t` is a live thread: it cannot finish disarming while `kills` counts us.
+    let ok = t != 0 && unsafe { libc::pthread_kill(t as libc::pthread_t, SIG) } == 0;
+    r.kills.fetch_sub(1, Ordering::SeqCst);
+    ok
+}
+

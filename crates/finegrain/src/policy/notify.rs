@@ -1,0 +1,138 @@
+//! How a worker under the message policies learns that another worker waits
+//! for it (`notify=poll|interrupt`), and the decisions of the interrupt path.
+//!
+//! Sanchez, Yoo, Kozyrakis, "Flexible Architectural Support for Fine-Grain
+//! Scheduling" (ASPLOS 2010), sections 3 and 4: a message raises a user-level
+//! interrupt at its receiver, whose handler runs at once unless the receiver
+//! has disabled interrupts for a short section (`adm_di`/`adm_ei`, Table 1).
+//!
+//! - `poll`: messages are handled at the receiver's scheduling points only
+//!   (every spawn, loop chunk, task boundary and idle round). A task that runs
+//!   long without one, or blocks, keeps the work it queued from everyone.
+//! - `interrupt`: a starving worker that has waited `bound` microseconds
+//!   without receiving work asks a victim directly and interrupts it (the
+//!   runtime raises a thread-directed signal); the victim's handler hands over
+//!   its oldest task at once, or as soon as it leaves a deferral section.
+//!
+//! Only decisions live here (no threads, no clocks): the runtime (`adm/interrupt.rs`)
+//! and the simulator call them with the times they measure.
+
+/// How the receiver of a request notices it.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Notify {
+    /// At its next scheduling point only.
+    Poll,
+    /// A request unanswered after `bound_us` microseconds interrupts a victim.
+    Interrupt { bound_us: u32 },
+}
+
+/// Default bound before a starving worker interrupts a victim, in
+/// microseconds. Far above a scheduling point's usual delay under fine-grain
+/// tasks (a few microseconds), so that in the common case no signal is sent,
+/// and far below the task lengths at which a lost core costs (milliseconds).
+pub const DEFAULT_BOUND_US: u32 = 100;
+
+impl Notify {
+    /// The bound, if requests interrupt.
+    pub fn bound_us(self) -> Option<u32> {
+        match self {
+            Notify::Poll => None,
+            Notify::Interrupt { bound_us } => Some(bound_us),
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Notify::Poll => "poll",
+            Notify::Interrupt { .. } => "interrupt",
+        }
+    }
+}
+
+/// Most doublings of the interval between attempts that found nothing.
+pub const MAX_BACKOFF: u32 = 7;
+
+/// The interval between a worker's attempts after `empty` attempts in a row
+/// found the victims with nothing to give: the bound, doubled each time up to
+/// `2^MAX_BACKOFF` times (12.8 ms for the default bound), so that a pool in
+/// which one task runs long without spawning is not interrupted for nothing
+/// every `bound`.
+pub fn rescue_interval_us(bound_us: u32, empty: u32) -> u64 {
+    (bound_us as u64) << empty.min(MAX_BACKOFF)
+}
+
+/// Should a starving worker interrupt a victim now? It has waited
+/// `starving_us` since it found no work and `since_last_us` since its last
+/// attempt, after `empty` attempts in a row that got nothing;
+/// `nothing_left`: the root said no task is left anywhere (`UNBLOCK`), so
+/// nobody holds work to give.
+pub fn rescue_due(notify: Notify, workers: usize, nothing_left: bool, starving_us: u64, since_last_us: u64, empty: u32) -> bool {
+    match notify.bound_us() {
+        Some(b) => workers > 1 && !nothing_left && starving_us >= b as u64 && since_last_us >= rescue_interval_us(b, empty),
+        None => false,
+    }
+}
+
+/// The victim of attempt number `attempt` of worker `me` of `n`: the next
+/// worker after `me + attempt` (in turn) that is `busy` running a task, or
+/// `None` if no other worker is. The requester does not know who holds work
+/// (the managers' counts are reported only at thresholds, and the manager may
+/// be the very worker that blocks), but only a worker running a task can
+/// hold unshared work (its frame marks and private queue): an idle one would
+/// answer "empty" and its interrupt would be spurious.
+pub fn rescue_victim(me: usize, n: usize, attempt: u64, busy: impl Fn(usize) -> bool) -> Option<usize> {
+    debug_assert!(me < n);
+    if n < 2 {
+        return None;
+    }
+    let first = (attempt % (n as u64 - 1)) as usize;
+    (0..n - 1).map(|k| (me + 1 + (first + k) % (n - 1)) % n).find(|&v| busy(v))
+}
+
+/// How long a starving worker may park before it looks again (so that it can
+/// interrupt a victim): the interval of its next attempt while it has not
+/// been told `UNBLOCK` and some other worker is busy running a task (and so
+/// may hold work it has not shared). `None`: park until woken; nobody can
+/// hold unshared work, and a worker that starts running a task wakes the
+/// workers parked this way (`adm/interrupt.rs`).
+pub fn park_timeout_us(notify: Notify, workers: usize, nothing_left: bool, other_busy: bool, empty: u32) -> Option<u64> {
+    match notify.bound_us() {
+        Some(b) if workers > 1 && !nothing_left && other_busy => Some(rescue_interval_us(b, empty)),
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn victims_cycle_over_the_busy_others() {
+        let all = |_| true;
+        let v: Vec<usize> = (0..6).map(|a| rescue_victim(1, 4, a, all).unwrap()).collect();
+        assert_eq!(v, vec![2, 3, 0, 2, 3, 0]);
+        assert_eq!((0..3).map(|a| rescue_victim(0, 2, a, all).unwrap()).collect::<Vec<_>>(), vec![1, 1, 1]);
+        let only0 = |v| v == 0;
+        assert_eq!((0..3).map(|a| rescue_victim(1, 4, a, only0)).collect::<Vec<_>>(), vec![Some(0); 3]);
+        assert_eq!(rescue_victim(1, 4, 0, |v| v == 1), None, "only the requester itself is busy");
+        assert_eq!(rescue_victim(0, 1, 0, all), None, "alone");
+    }
+
+    #[test]
+    fn rescue_only_when_interrupting_after_the_bound() {
+        let i = Notify::Interrupt { bound_us: 100 };
+        assert!(rescue_due(i, 2, false, 100, 100, 0));
+        assert!(!rescue_due(i, 2, false, 99, 1000, 0), "not starving long enough");
+        assert!(!rescue_due(i, 2, false, 1000, 99, 0), "tried too recently");
+        assert!(!rescue_due(i, 2, false, 1000, 399, 2), "backing off after empty answers");
+        assert!(rescue_due(i, 2, false, 1000, 400, 2));
+        assert!(!rescue_due(i, 2, true, 1000, 1000, 0), "unblocked");
+        assert!(!rescue_due(i, 1, false, 1000, 1000, 0), "alone");
+        assert!(!rescue_due(Notify::Poll, 2, false, 1000, 1000, 0));
+        assert_eq!(park_timeout_us(i, 2, false, true, 0), Some(100));
+        assert_eq!(park_timeout_us(i, 2, false, true, 50), Some(12_800));
+        assert_eq!(park_timeout_us(i, 2, true, true, 0), None, "unblocked");
+        assert_eq!(park_timeout_us(i, 2, false, false, 0), None, "nobody busy: nobody holds work");
+        assert_eq!(park_timeout_us(Notify::Poll, 2, false, true, 0), None);
+    }
+}
