@@ -17,7 +17,7 @@
 //! policies are interleaved round by round (one pool each, a 1-3 ms pause
 //! between rounds, varied so that the idle worker is caught in every phase of
 //! its idle loop). Prints p50, p90, p99 and max in microseconds, and how many
-//! rounds `b` ran on the other worker.
+//! rounds `b` ran on the other worker, and how many signals the pool sent.
 
 use std::time::{Duration, Instant};
 
@@ -60,9 +60,10 @@ fn main() {
             moved[i] += other as usize;
         }
     }
-    println!("{:<36} {:>8} {:>8} {:>8} {:>8} {:>10}", "policy", "p50 us", "p90 us", "p99 us", "max us", "stolen");
+    println!("{:<36} {:>8} {:>8} {:>8} {:>8} {:>10} {:>11}", "policy", "p50 us", "p90 us", "p99 us", "max us", "stolen", "interrupts");
     for (i, s) in specs.iter().enumerate() {
         let v = &mut lat[i];
-        println!("{:<36} {:>8.1} {:>8.1} {:>8.1} {:>8.1} {:>6}/{}", s, pct(v, 0.5), pct(v, 0.9), pct(v, 0.99), pct(v, 1.0), moved[i], rounds);
+        let irq = pools[i].stats().total().interrupts;
+        println!("{:<36} {:>8.1} {:>8.1} {:>8.1} {:>8.1} {:>6}/{} {:>11}", s, pct(v, 0.5), pct(v, 0.9), pct(v, 0.99), pct(v, 1.0), moved[i], rounds, irq);
     }
 }

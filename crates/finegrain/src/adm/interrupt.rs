@@ -15,14 +15,17 @@
 //!
 //! # Protocol
 //! Every worker has a [`Rescue`] record: a request word (`req`: requester + 1,
-//! or 0), an answer slot for its own requests (`ans`), its thread id and a
-//! count of signals in flight to it.
+//! or 0), an answer slot for its own requests (`ans`), a `busy` flag (1 while
+//! it runs a task), its thread id and a count of signals in flight to it.
 //!
 //! 1. A worker that has been starving for `bound` microseconds and was not
-//!    told `UNBLOCK` picks a victim (`policy::notify::rescue_victim`), sets
-//!    its own `ans` to PENDING, claims the victim's `req` (compare-exchange
-//!    from 0; if another requester holds it, it tries later) and sends the
-//!    signal.
+//!    told `UNBLOCK` picks a victim among the workers flagged busy
+//!    (`policy::notify::rescue_victim`: an idle worker holds no unshared
+//!    work, so signalling it would be spurious), sets its own `ans` to
+//!    PENDING, claims the victim's `req` (compare-exchange from 0; if another
+//!    requester holds it, it tries later) and sends the signal. It checks the
+//!    bound at every round of its idle loop, spinning rounds included, so it
+//!    fires within a round of the bound, not only after it parks.
 //! 2. The victim's handler runs between two instructions of whatever the
 //!    victim was doing. If the victim is inside a deferral section
 //!    (`deferral.rs`: every operation on its marks or private queue), it only
@@ -32,11 +35,29 @@
 //!    queue) and stores the job's address, or EMPTY, into the requester's
 //!    `ans`. The victim also answers at every scheduling point (`poll`), so a
 //!    lost or deferred signal delays the answer only until then.
-//! 3. The requester waits up to `bound` for the answer. Then it withdraws by a
-//!    compare-exchange of the victim's `req` back to 0; if that fails, the
-//!    victim has already swapped it and its answer is a few instructions
-//!    away, so the requester waits for it. A job it receives goes on its
-//!    private queue as a received task.
+//! 3. The requester never waits for the answer: it looks at `ans` at every
+//!    round of its idle loop (and parks for at most `bound` while a request
+//!    is out), and signals again once per `bound` while none came (a signal
+//!    sent while the victim was descheduled stays pending, and repeated ones
+//!    merge). A job it receives goes on its private queue as a received task.
+//!    EMPTY answers back off (the interval doubles, up to 2^7 times) until it
+//!    finds work or new work comes in from outside. A worker that stops
+//!    withdraws by a compare-exchange of the victim's `req` back to 0; if that
+//!    fails, the victim has already swapped it and its answer (EMPTY: a pool
+//!    stops only when no task is left) is a few instructions away.
+//!
+//! # Idle workers sleep
+//! A starving worker parks with a timeout (the interval of its next attempt)
+//! only while another worker is busy; when nobody is, or after `UNBLOCK`, it
+//! parks until woken. A worker that becomes busy (it found a task, or a
+//! `join`'s wait ended) stores `busy` and then looks at `deep_sleepers`; a
+//! worker about to park without a timeout counts itself there first and then
+//! looks at every `busy` (all SeqCst: a Dekker pair). So either the parker
+//! sees the busy worker and takes a timeout, or the busy worker sees the
+//! parker, bumps the epoch and wakes every sleeper; a parker not yet on the
+//! sleep list sees the changed epoch in `signal`, which the sleep protocol
+//! checks after announcing the sleep. A pool with nothing to do is therefore
+//! silent (`tests/idle.rs`).
 //!
 //! # Why the handler is async-signal-safe
 //! It allocates nothing, takes no lock, and makes no call that is not
@@ -69,7 +90,11 @@
 //! never interleave, so exactly one of them sees the task. The answer slot
 //! carries the job to exactly one requester: the request word is swapped to
 //! 0 by the one that answers, and a requester that withdrew successfully gets
-//! no answer (nobody swapped its request). Model-checked in `deferral_loom.rs`.
+//! no answer (nobody swapped its request). Model-checked in `deferral_loom.rs`
+//! (`scripts/loom.sh deferral`): the signal delivered at every step of the
+//! owner's take, a requester that claims, never waits, and withdraws; and
+//! stress-tested in `tests/blocking.rs` (`rescues_lose_and_duplicate_nothing`:
+//! `bound=1`, 3 to 16 workers on 2 cores, every task counted).
 //!
 //! # Signals and threads
 //! The signal is `SIGURG` (ignored by default, so a stray one does no harm),

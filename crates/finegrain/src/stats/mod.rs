@@ -451,7 +451,11 @@ impl std::fmt::Display for Stats {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         let t = self.total();
         let b = self.breakdown();
-        write!(f, "tasks {} steals {}/{} stolen {} parks {} |", t.tasks_run, t.steals, t.steal_attempts, t.tasks_stolen, t.parks)?;
+        write!(f, "tasks {} steals {}/{} stolen {} parks {} ", t.tasks_run, t.steals, t.steal_attempts, t.tasks_stolen, t.parks)?;
+        if t.interrupts > 0 {
+            write!(f, "interrupts {} ", t.interrupts)?;
+        }
+        write!(f, "|")?;
         for (i, bucket) in Bucket::ALL.iter().enumerate() {
             if b[i] > 0.0005 {
                 write!(f, " {} {:.1}%", bucket.name(), 100.0 * b[i])?;
