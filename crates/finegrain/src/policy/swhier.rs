@@ -102,7 +102,7 @@ const OPTIONS: &[OptionInfo] = &[
     OptionInfo {
         name: "bound",
         values: "1..=1000000 | off",
-        default: "the message policies' default bound",
+        default: "100",
         help: "microseconds a starving worker waits before it moves the oldest task of another worker's private queue to the global queue (off: never, the paper)",
     },
 ];

@@ -3,7 +3,9 @@
 //! on Carbon's global task unit of per-worker lanes, each with its own lock
 //! (`gtu/`; Kumar, Hughes, Nguyen, "Carbon: Architectural Support for
 //! Fine-Grained Parallelism on Chip Multiprocessors", ISCA 2007, section 4.3).
-//! `sw-hier` also keeps a private queue only its owner touches. The decisions (thresholds, victims, the order of the unit's queue,
+//! `sw-hier` also keeps a private queue per worker, touched by its owner and,
+//! after a starving worker's bound (`policy::swhier`), by that worker taking
+//! its oldest task. The decisions (thresholds, victims, the order of the unit's queue,
 //! serial positions) are in `policy/{carbon,swhier,pdf,unit}.rs`.
 //!
 //! What lives where, and the invariants (one stack per worker, no task lost
