@@ -171,7 +171,7 @@ fn handle_deferred() {
     let w = IRQ.with(|i| i.worker.get());
     if !w.is_null() {
         // SAFETY: armed while the worker is alive on this thread (`arm`/`disarm`).
-        unsafe { (*w).answer_rescue() }
+        unsafe { (*w).answer_rescue(None) }
     }
 }
 
@@ -206,7 +206,7 @@ extern "C" fn on_signal(sig: libc::c_int, info: *mut libc::siginfo_t, ctx: *mut 
         chain(sig, info, ctx);
     } else if IRQ.with(|i| i.def.may_handle()) {
         // SAFETY: armed, so the worker is alive on this thread.
-        unsafe { (*w).answer_rescue() }
+        unsafe { (*w).answer_rescue(None) }
     }
     // SAFETY: as above.
     unsafe { *libc::__errno_location() = errno };

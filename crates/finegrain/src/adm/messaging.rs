@@ -146,9 +146,15 @@ impl AdmWorker {
     /// Victim side of a rescue request (`interrupt.rs`): if a starving worker
     /// asks, hand it this worker's oldest task (the outermost mark not being
     /// taken back, else the front of the private queue), or EMPTY. Runs in the
-    /// signal handler, or at a scheduling point: async-signal-safe (no
-    /// allocation, no lock, no counters).
-    pub(crate) fn answer_rescue(&self) {
+    /// signal handler or at the end of a deferral section (`h` is `None`:
+    /// async-signal-safe, no allocation, no lock, no message), or at a
+    /// scheduling point (`h`). A task of the private queue may carry a phase's
+    /// reduction tokens: it leaves only after this worker's enqueue counts
+    /// went to the root (as in `give_tasks`), so the handler, which cannot
+    /// send them, hands one over only when none is waiting
+    /// (`tokens::none_enqueued_here`) and otherwise answers with a mark or
+    /// EMPTY; the requester asks again.
+    pub(crate) fn answer_rescue(&self, h: Option<&Handles>) {
         let sh = self.shared();
         let mine = &sh.rescue[self.index];
         if mine.req.load(Ordering::Relaxed) == 0 {
@@ -159,8 +165,16 @@ impl AdmWorker {
         if r == 0 {
             return;
         }
+        let queue_may_give = match h {
+            Some(h) => {
+                self.send_enqueue_tokens(h);
+                true
+            }
+            None => tokens::none_enqueued_here(),
+        };
         let job = match self.marks.take_oldest_for_rescue(self.marks.current_depth(), self.index) {
             Some(j) => Some(j),
+            None if !queue_may_give => None,
             None => self.private.pop_front().map(|j| {
                 if !j.is_received() {
                     // SAFETY: our own task, just taken off our own queue.
@@ -738,7 +752,7 @@ impl Mechanism for AdmWorker {
 
     #[inline]
     fn poll(&self, h: &Handles) {
-        self.answer_rescue();
+        self.answer_rescue(Some(h));
         self.collect_rescue(h);
         self.handle_mail(h)
     }

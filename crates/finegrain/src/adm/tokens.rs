@@ -288,6 +288,16 @@ fn for_each_entry(mut f: impl FnMut(&mut Pending)) {
     })
 }
 
+/// Has this worker no enqueue count waiting to be sent? Only then may a task
+/// leave its private queue without `take_enqueued` first (the interrupt
+/// handler, which cannot send, `adm/interrupt.rs`): otherwise the root could
+/// count the task finished before it counts it enqueued, and end its phase
+/// early. Async-signal-safe: it reads cells, and the list only if no borrow
+/// of it is live (else it answers no).
+pub(crate) fn none_enqueued_here() -> bool {
+    TOKENS.with(|t| t.enqueued.get() == 0 && t.more.try_borrow().is_ok_and(|m| m.iter().all(|e| e.enqueued == 0)))
+}
+
 /// Hand every phase's enqueue count to `send` (phase, count) and clear it.
 pub(crate) fn take_enqueued(mut send: impl FnMut(usize, usize)) {
     for_each_entry(|e| {
