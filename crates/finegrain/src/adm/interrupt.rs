@@ -96,6 +96,18 @@
 //! stress-tested in `tests/blocking.rs` (`rescues_lose_and_duplicate_nothing`:
 //! `bound=1`, 3 to 16 workers on 2 cores, every task counted).
 //!
+//! # Phases end only when their tasks have run
+//! A task of the private queue may belong to a piggybacked phase
+//! (`tokens.rs`), whose root must count it enqueued before any worker
+//! reports it finished. `give_tasks` sends this worker's enqueue counts
+//! before a task leaves; the handler cannot send, so it hands over a queued
+//! task only when no enqueue count waits here (`tokens::none_enqueued_here`),
+//! and otherwise only a frame mark (a `join`'s second closure, never a phase
+//! task) or EMPTY; at a scheduling point the counts are sent first. Without
+//! this, a rescued phase task finished elsewhere could end its phase while
+//! others still ran, and they then touched the caller's freed frame
+//! (`tests/stress.rs`, `phase_trees_no_task_lost`, crashed 1 run in 3).
+//!
 //! # Signals and threads
 //! The signal is `SIGURG` (ignored by default, so a stray one does no harm),
 //! installed once per process with `SA_RESTART`; a handler that was installed
