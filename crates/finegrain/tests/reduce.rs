@@ -21,6 +21,8 @@ fn specs() -> Vec<String> {
     v.push("adm-central:order=fifo,burst=1".into());
     v.push("adm-central:manager=dedicated".into());
     v.push("adm-hier:radix=2,manager=dedicated".into());
+    v.push("adm-central:underflow=2".into());
+    v.push("adm-hier:radix=2,underflow=4".into());
     v
 }
 

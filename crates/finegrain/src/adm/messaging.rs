@@ -11,7 +11,8 @@ use super::tokens::{self, ReduceHead};
 use crate::job::{JobHeader, JobRef};
 use crate::mechanism::{Handles, Mechanism};
 use crate::policy::adm::{
-    hand_to_sleeper, next_report_threshold, recount_depth, report_depth, route as policy_route, Action, ManagerNode, PhaseTokens, Route, Tree,
+    decrease_window, hand_to_sleeper, next_report_threshold, recount_depth, report_depth, route as policy_route, Action, ManagerNode, PhaseTokens,
+    Route, Tree,
 };
 use crate::policy::search::Source;
 use crate::policy::Order;
@@ -28,6 +29,13 @@ pub(crate) struct AdmWorker {
     private: PrivateQueue,
     /// Queue length at which the next UPDATE is due.
     report_at: Cell<usize>,
+    /// Queue lengths at which a decrease is reported, as
+    /// `policy::adm::decrease_window` gives them: due iff
+    /// `len.wrapping_sub(dec_lo) <= dec_span`.
+    dec_lo: Cell<usize>,
+    dec_span: Cell<usize>,
+    /// Underflow threshold (`policy::adm::Adm::underflow`).
+    underflow: usize,
     tree: Tree,
     /// Manager nodes this worker hosts, by level.
     managers: RefCell<Vec<ManagerNode>>,
@@ -61,6 +69,9 @@ impl AdmWorker {
             // outlives this worker; only this worker touches the gate's top.
             private: unsafe { PrivateQueue::new(&*mailbox.gate) },
             report_at: Cell::new(if n == 1 { usize::MAX } else { 1 }),
+            dec_lo: Cell::new(usize::MAX),
+            dec_span: Cell::new(0),
+            underflow: p.underflow,
             tree: p.tree(n),
             managers: RefCell::new(p.hosted_managers(n, index)),
             starving_reported: Cell::new(false),
@@ -205,6 +216,9 @@ impl AdmWorker {
     /// count their marks again at the depth `policy::adm::report_depth` says.
     fn set_report_at(&self, h: &Handles, reported: usize) {
         self.report_at.set(if h.workers == 1 { usize::MAX } else { next_report_threshold(reported) });
+        let (lo, span) = if h.workers == 1 { (usize::MAX, 0) } else { decrease_window(reported, self.underflow) };
+        self.dec_lo.set(lo);
+        self.dec_span.set(span);
         self.report_depth.set(report_depth(h.workers, reported, self.marks.current_depth()));
         self.refresh_limit();
     }
@@ -285,6 +299,18 @@ impl AdmWorker {
             }
         }
         self.refresh_limit();
+    }
+
+    /// A dequeue took the queue into the decrease window
+    /// (`policy::adm::decrease_window`): count everything pending (the marks
+    /// too) and send the `UPDATE` if the count is still in the window.
+    #[cold]
+    #[inline(never)]
+    fn decreased(&self, h: &Handles) {
+        let n = self.pending();
+        if n.wrapping_sub(self.dec_lo.get()) <= self.dec_span.get() {
+            self.report(h, n, false);
+        }
     }
 
     /// A task leaves this worker's private queue other than by a `join`'s
@@ -502,7 +528,11 @@ impl Mechanism for AdmWorker {
             Order::Lifo => self.private.pop_back(),
             Order::Fifo => self.private.pop_front(),
         };
-        j.map(|j| self.leaving_private(h, j))
+        let j = j?;
+        if self.private.len().wrapping_sub(self.dec_lo.get()) <= self.dec_span.get() {
+            self.decreased(h);
+        }
+        Some(self.leaving_private(h, j))
     }
 
     /// Inside a `join`'s wait, this worker's own older continuations may be
