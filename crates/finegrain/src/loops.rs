@@ -291,11 +291,19 @@ where
 /// chunk, if mail waits or nothing else is queued here, queue the upper half
 /// of what is left as a new task of the loop (lazy binary splitting, as
 /// [`lbs`], with a phase task in place of a `join`).
+///
+/// The test before a chunk is `AdmWorker::wants_task_split` (mail waits, or
+/// the private queue is empty), one load each; `wants_split` may scan the
+/// frame marks of the enclosing frames, hundreds of instructions per chunk on
+/// the deep stack a phase task runs on.
 fn lbs_task<V: Word, F: Fn(V, Range<usize>) -> V>(ctx: &PhaseCtx<'_, (usize, usize)>, range: Range<usize>, grain: usize, identity: V, fold: &F) -> V {
+    let wt = WorkerThread::current();
+    // SAFETY: phase tasks run on workers; a non-null current worker is live.
+    let adm = unsafe { wt.as_ref() }.and_then(|w| w.adm());
     let mut acc = identity;
     let (mut lo, mut hi) = (range.start, range.end);
     while lo < hi {
-        if hi - lo > grain && queue_empty() {
+        if hi - lo > grain && adm.map_or_else(queue_empty, |a| a.wants_task_split()) {
             let mid = lo + (hi - lo) / 2;
             ctx.enqueue((mid, hi));
             hi = mid;

@@ -229,6 +229,18 @@ impl AdmWorker {
         self.private.len() + self.marks.count(self.marks.current_depth())
     }
 
+    /// Should a piggybacked loop task split its range (`loops::lbs_task`)?
+    /// When mail waits, or this worker's private queue, where the halves it
+    /// offers go, is empty. Unlike `wants_split`, the frame marks of the
+    /// enclosing frames are not looked at (a scan of the stack words between
+    /// this task and the outermost frame, hundreds of instructions per chunk
+    /// on the deep stack a phase task runs on): splitting while they are live
+    /// only offers one more task.
+    #[inline]
+    pub(crate) fn wants_task_split(&self) -> bool {
+        self.private.len() == 0 || self.mail().has_mail()
+    }
+
     /// Anything waiting here? A look, not a count.
     fn any_pending(&self) -> bool {
         self.private.len() > 0 || self.marks.any_live(self.marks.current_depth())
