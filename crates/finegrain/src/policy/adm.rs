@@ -205,11 +205,19 @@ pub fn next_report_threshold(reported: usize) -> usize {
     (reported + 1).next_power_of_two().max(1)
 }
 
+/// How far a count must fall, as a factor of the last report, before a
+/// decrease is reported. With 2 (a report at every halving) a queue that
+/// swings between 4 and 8 tasks reports both ways on every swing: `uts` sent
+/// 20 times the messages of the build without decrease reports
+/// (`docs/policies.md`, "UPDATEs on decrease"); 4 leaves a band of a factor
+/// of two between an increase and a decrease report.
+pub const DECREASE_FACTOR: usize = 4;
+
 /// The counts at which a worker that last reported `reported` tasks reports
 /// a decrease (`UPDATE` on dequeue, ASPLOS 2010, section 4.1: updates are
 /// sent from the enqueue *and* dequeue functions, at exponentially varying
-/// thresholds). A decrease is due when the count has halved since the last
-/// report, or has fallen below the `underflow` threshold from at or above it
+/// thresholds). A decrease is due when the count has fallen to a quarter
+/// ([`DECREASE_FACTOR`]) of the last report, or has fallen below the `underflow` threshold from at or above it
 /// (so the manager learns of it while the worker still has work to run). A
 /// count of zero is left to the starving report unless `underflow` is on.
 ///
@@ -222,7 +230,7 @@ pub fn decrease_window(reported: usize, underflow: usize) -> (usize, usize) {
         return NEVER;
     }
     let crossing = underflow > 0 && reported >= underflow;
-    let hi = if crossing { (reported / 2).max(underflow - 1) } else { reported / 2 };
+    let hi = if crossing { (reported / DECREASE_FACTOR).max(underflow - 1) } else { reported / DECREASE_FACTOR };
     let lo = if crossing { 0 } else { 1 };
     if hi < lo {
         NEVER
@@ -741,25 +749,25 @@ mod tests {
     }
 
     #[test]
-    fn decreases_are_reported_at_halving_and_at_underflow() {
-        // No underflow: halving only, zero left to the starving report.
+    fn decreases_are_reported_at_a_quarter_and_at_underflow() {
+        // No underflow: a fall to a quarter, zero left to the starving report.
         assert!(!decrease_due(0, 0, 0));
         assert!(!decrease_due(1, 0, 0), "zero: the starving report says it");
-        assert!(!decrease_due(8, 5, 0));
-        assert!(decrease_due(8, 4, 0) && decrease_due(8, 1, 0));
+        assert!(!decrease_due(8, 3, 0) && !decrease_due(8, 4, 0));
+        assert!(decrease_due(8, 2, 0) && decrease_due(8, 1, 0));
         assert!(!decrease_due(8, 0, 0));
         // Underflow 2: falling below it is reported at once, zero included.
         assert!(decrease_due(2, 1, 2) && decrease_due(2, 0, 2));
-        assert!(decrease_due(16, 1, 2) && decrease_due(16, 8, 2) && !decrease_due(16, 9, 2));
-        // Already below the underflow when reported: halving only.
+        assert!(decrease_due(16, 1, 2) && decrease_due(16, 4, 2) && !decrease_due(16, 5, 2));
+        // Already below the underflow when reported: the quarter rule only.
         assert!(!decrease_due(1, 0, 2));
-        assert!(decrease_due(3, 1, 4) && !decrease_due(3, 2, 4) && !decrease_due(3, 0, 4));
+        assert!(decrease_due(7, 1, 8) && !decrease_due(7, 2, 8) && !decrease_due(7, 0, 8));
         // The window is one comparison.
         for reported in 0..40 {
             for u in 0..6 {
                 let (lo, span) = decrease_window(reported, u);
                 for c in 0..reported + 2 {
-                    let want = c < reported && ((c >= 1 && c <= reported / 2) || (u > 0 && reported >= u && c < u));
+                    let want = c < reported && ((c >= 1 && c <= reported / DECREASE_FACTOR) || (u > 0 && reported >= u && c < u));
                     assert_eq!(c.wrapping_sub(lo) <= span, want, "reported {reported}, underflow {u}, count {c}");
                 }
             }
