@@ -23,6 +23,7 @@ fn specs() -> Vec<String> {
     v.push("adm-hier:radix=2,manager=dedicated".into());
     v.push("adm-central:underflow=2".into());
     v.push("adm-hier:radix=2,underflow=4".into());
+    v.push("adm-hier:handoff=manager".into());
     v
 }
 

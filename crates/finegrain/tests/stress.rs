@@ -30,6 +30,7 @@ const POLICIES: &[&str] = &[
     "adm-hier:radix=2,manager=dedicated",
     "adm-central:underflow=2",
     "adm-hier:radix=2,underflow=4",
+    "adm-central:handoff=manager",
     "carbon",
     "carbon:deque=2,prefetch=0",
     "carbon:deque=1,limit=1",

@@ -36,6 +36,8 @@ pub(crate) struct AdmWorker {
     dec_span: Cell<usize>,
     /// Underflow threshold (`policy::adm::Adm::underflow`).
     underflow: usize,
+    /// `handoff=sleeper` (`policy::adm::Adm::handoff_to_sleeper`).
+    handoff_to_sleeper: bool,
     tree: Tree,
     /// Manager nodes this worker hosts, by level.
     managers: RefCell<Vec<ManagerNode>>,
@@ -72,6 +74,7 @@ impl AdmWorker {
             dec_lo: Cell::new(usize::MAX),
             dec_span: Cell::new(0),
             underflow: p.underflow,
+            handoff_to_sleeper: p.handoff_to_sleeper,
             tree: p.tree(n),
             managers: RefCell::new(p.hosted_managers(n, index)),
             starving_reported: Cell::new(false),
@@ -304,6 +307,9 @@ impl AdmWorker {
             self.report(h, n, false);
         }
         self.handle_mail(h);
+        if !self.handoff_to_sleeper {
+            return self.refresh_limit();
+        }
         if let Some(s) = h.sleep().a_sleeper_other_than(h.index) {
             let k = hand_to_sleeper(true, self.any_pending());
             if k > 0 {

@@ -53,6 +53,11 @@ pub struct Adm {
     /// like a starving one, before it runs dry. 0: only starving workers are
     /// served.
     pub underflow: usize,
+    /// A worker that offers work while another sleeps hands it one task
+    /// directly ([`hand_to_sleeper`], `handoff=sleeper`, the default), rather
+    /// than only through the manager's `STEAL` (`handoff=manager`, as in the
+    /// paper).
+    pub handoff_to_sleeper: bool,
 }
 
 impl Adm {
@@ -576,6 +581,12 @@ const OPTIONS: &[OptionInfo] = &[
         help: "where the managers run: on workers (the group's first), or on one extra thread that runs no tasks",
     },
     OptionInfo {
+        name: "handoff",
+        values: "sleeper | manager",
+        default: "sleeper",
+        help: "a worker that offers work while another sleeps hands it a task itself (sleeper), or waits for the manager's steal request as in the paper (manager)",
+    },
+    OptionInfo {
         name: "underflow",
         values: "0..=1024",
         default: "0",
@@ -597,16 +608,17 @@ fn build(spec: &mut Spec<'_>, hier: bool) -> Result<Policy, Error> {
     let spin = spec.int("spin", 0, 100_000, 64)? as u32;
     let dedicated_manager = spec.choice("manager", &["worker", "dedicated"], "worker")? == "dedicated";
     let underflow = spec.int("underflow", 0, 1024, DEFAULT_UNDERFLOW)?;
+    let handoff_to_sleeper = spec.choice("handoff", &["sleeper", "manager"], "sleeper")? == "sleeper";
     Ok(Policy {
         name: if hier { "adm-hier" } else { "adm-central" },
-        kind: PolicyKind::Adm(Adm { radix, burst, dedicated_manager, underflow }),
+        kind: PolicyKind::Adm(Adm { radix, burst, dedicated_manager, underflow, handoff_to_sleeper }),
         order,
         idle: Idle::with_spin(spin),
         space_steal: Stealing::Baseline,
     })
 }
 
-const ADM_CENTRAL_OPTIONS: &[OptionInfo] = &[OPTIONS[1], OPTIONS[2], OPTIONS[3], OPTIONS[4], OPTIONS[5]];
+const ADM_CENTRAL_OPTIONS: &[OptionInfo] = &[OPTIONS[1], OPTIONS[2], OPTIONS[3], OPTIONS[4], OPTIONS[5], OPTIONS[6]];
 
 pub(crate) static ADM_CENTRAL: Registration = Registration {
     info: PolicyInfo {
@@ -836,7 +848,7 @@ mod tests {
 
     #[test]
     fn params_give_the_tree_and_the_hosts() {
-        let a = Adm { radix: 4, burst: 8, dedicated_manager: false, underflow: 0 };
+        let a = Adm { radix: 4, burst: 8, dedicated_manager: false, underflow: 0, handoff_to_sleeper: true };
         assert_eq!(a.tree(16).levels, 2);
         assert_eq!(a.hosted_managers(16, 0).len(), 2);
         assert_eq!(a.hosted_managers(16, 4).len(), 1);
@@ -847,6 +859,11 @@ mod tests {
         assert_eq!(single.tree(16), Tree::single(16));
         assert!(Adm { dedicated_manager: true, ..a }.hosted_managers(16, 0).is_empty());
         let p = Policy::parse("adm-central").unwrap();
-        assert!(matches!(p.kind, PolicyKind::Adm(Adm { radix: 0, burst: 8, dedicated_manager: false, underflow: DEFAULT_UNDERFLOW })));
+        assert!(matches!(
+            p.kind,
+            PolicyKind::Adm(Adm { radix: 0, burst: 8, dedicated_manager: false, underflow: DEFAULT_UNDERFLOW, handoff_to_sleeper: true })
+        ));
+        assert!(matches!(Policy::parse("adm-hier:handoff=manager").unwrap().kind, PolicyKind::Adm(Adm { handoff_to_sleeper: false, .. })));
+        assert!(Policy::parse("adm-central:handoff=nobody").unwrap_err().to_string().contains("handoff"));
     }
 }
