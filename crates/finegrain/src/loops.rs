@@ -237,7 +237,8 @@ where
 
 /// [`fold_chunks`] for a one-word value ([`Word`]) whose operator `op` is
 /// associative **and commutative**, with the method that combines the
-/// tasks' partial results chosen by `method` ([`ReduceMethod`]).
+/// tasks' partial results chosen by `method` ([`ReduceMethod`]). Every task
+/// starts its partial from `identity`, which must be neutral for `op`.
 ///
 /// Under `adm-central` and `adm-hier` (`Auto` or `Piggyback`) the loop runs as
 /// a piggybacked phase (Sanchez, Yoo, Kozyrakis, "Flexible Architectural
