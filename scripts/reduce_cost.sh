@@ -6,6 +6,7 @@
 #
 #   scripts/reduce_cost.sh
 #   POLICIES='adm-central ws' K1=4 K2=64 scripts/reduce_cost.sh
+#   KIND=loop scripts/reduce_cost.sh    # loop reductions (fold_chunks_with, grain 1)
 #
 # Method: one worker, so that every instruction of a phase (the caller's
 # enqueues, the tasks, the messages the worker sends itself as worker, manager
@@ -18,7 +19,11 @@
 # only the caller's own instructions would be counted, so no multi-worker
 # counts are given.
 #
-# Environment: POLICIES (default "adm-central adm-hier ws"), K1, K2 (tasks per
+# KIND=loop counts loop reductions of K iterations (grain 1) instead of
+# phases of K tasks: `piggyback` runs the loop as a piggybacked phase, `tree`
+# folds it through its tree of joins.
+#
+# Environment: KIND (phase or loop; default phase), POLICIES (default "adm-central adm-hier ws"), K1, K2 (tasks per
 # phase; default 8, 64), P1, P2 (phases; default 20, 40), CARGO_FLAGS.
 set -euo pipefail
 
@@ -28,6 +33,7 @@ K2=${K2:-64}
 P1=${P1:-20}
 P2=${P2:-40}
 CARGO_FLAGS=${CARGO_FLAGS:-}
+KIND=${KIND:-phase}
 
 command -v valgrind >/dev/null || { echo "reduce_cost.sh: valgrind is not installed" >&2; exit 1; }
 (( 1 <= K1 && K1 < K2 && 1 <= P1 && P1 < P2 )) || { echo "reduce_cost.sh: need 1 <= K1 < K2 and 1 <= P1 < P2" >&2; exit 2; }
@@ -66,9 +72,12 @@ per_phase() {
 echo "| policy | method | instructions per phase of $K1 tasks | of $K2 tasks | per task | per phase (fixed) |"
 echo "|---|---|---:|---:|---:|---:|"
 for pol in $POLICIES; do
-    case $pol in
-        adm-*) methods="piggyback tree plain" ;;
-        *) methods="tree plain" ;;
+    case $KIND,$pol in
+        phase,adm-*) methods="piggyback tree plain" ;;
+        phase,*) methods="tree plain" ;;
+        loop,adm-*) methods="loop-piggyback loop-tree" ;;
+        loop,*) methods="loop-tree" ;;
+        *) echo "reduce_cost.sh: KIND must be phase or loop" >&2; exit 2 ;;
     esac
     for m in $methods; do
         c1=$(per_phase "$m" "$pol" "$K1")

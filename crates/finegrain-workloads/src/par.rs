@@ -148,6 +148,69 @@ pub trait Par: Copy + Send + Sync {
         )
     }
 
+    /// [`Par::fold_chunks`] of one-word values whose `combine` is also
+    /// commutative, so that the backend may combine the accumulators in any
+    /// order. Finegrain then uses `finegrain::fold_chunks_with`, which under
+    /// the message policies piggybacks the partial results on the loop's
+    /// termination messages (ASPLOS 2010, section 4.2); the others fold in
+    /// order.
+    fn fold_words<V, F, C>(self, range: Range<usize>, grain: usize, identity: V, fold: F, combine: C) -> V
+    where
+        V: finegrain::Word,
+        F: Fn(V, Range<usize>) -> V + Sync + Send,
+        C: Fn(V, V) -> V + Sync + Send,
+    {
+        self.fold_chunks(range, grain, || identity, fold, combine)
+    }
+
+    /// [`Par::reduce_reading`] of one-word values under a commutative
+    /// `combine` (see [`Par::fold_words`]), at the grain `finegrain::reduce`
+    /// picks.
+    fn reduce_words_reading<V, M, C, R>(self, range: Range<usize>, identity: V, map: M, combine: C, reads: R) -> V
+    where
+        V: finegrain::Word,
+        M: Fn(usize) -> V + Sync + Send,
+        C: Fn(V, V) -> V + Sync + Send,
+        R: Fn(Range<usize>) + Sync + Send,
+    {
+        // finegrain::reduce's grain (a recording's for a 256-thread pool).
+        let threads = if finegrain::record::active() { 256 } else { finegrain::current_num_threads().max(1) };
+        let grain = (range.len() / (threads * 64)).clamp(1, 1024);
+        let fold = |acc, r: Range<usize>| {
+            finegrain::record::declare(|| {
+                reads(r.clone());
+            });
+            r.fold(acc, |a, i| combine(a, map(i)))
+        };
+        self.fold_words(range, grain, identity, fold, &combine)
+    }
+
+    /// [`Par::fold_chunks_mut`] of one-word values under a commutative
+    /// `combine` (see [`Par::fold_words`]).
+    fn fold_words_mut<T, V, F, C>(self, data: &mut [T], grain: usize, identity: V, fold: F, combine: C) -> V
+    where
+        T: Send,
+        V: finegrain::Word,
+        F: Fn(V, usize, &mut [T]) -> V + Sync + Send,
+        C: Fn(V, V) -> V + Sync + Send,
+    {
+        let len = data.len();
+        let d = SharedMut::new(data);
+        self.fold_words(
+            0..len,
+            grain,
+            identity,
+            |acc, r| {
+                let start = r.start;
+                // SAFETY: `fold_words` passes pairwise disjoint subranges of 0..len.
+                let part = unsafe { d.slice(r) };
+                finegrain::record::write(part);
+                fold(acc, start, part)
+            },
+            combine,
+        )
+    }
+
     /// Like [`Par::for_each_chunk_mut`] for data cut into segments: segment
     /// `s` is `data[offsets[s]..offsets[s + 1]]`. Calls `f(segments, part)`
     /// where `part` spans exactly those segments, at most `grain` segments per
@@ -241,6 +304,15 @@ impl Par for Finegrain {
         C: Fn(T, T) -> T + Sync + Send,
     {
         finegrain::fold_chunks(range, grain, identity, fold, combine)
+    }
+
+    fn fold_words<V, F, C>(self, range: Range<usize>, grain: usize, identity: V, fold: F, combine: C) -> V
+    where
+        V: finegrain::Word,
+        F: Fn(V, Range<usize>) -> V + Sync + Send,
+        C: Fn(V, V) -> V + Sync + Send,
+    {
+        finegrain::fold_chunks_with(finegrain::ReduceMethod::Auto, range, grain, identity, fold, combine)
     }
 
     fn for_each_chunk<F>(self, range: Range<usize>, grain: usize, f: F)

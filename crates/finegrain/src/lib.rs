@@ -122,7 +122,7 @@ cfg_runtime! {
         graph::{Graph, GraphCtx, NodeId},
         invoke::invoke_all,
         join::join,
-        loops::{fold_chunks, for_each, for_each_2d, for_each_3d, for_each_chunk, reduce},
+        loops::{fold_chunks, fold_chunks_with, for_each, for_each_2d, for_each_3d, for_each_chunk, reduce, reduce_with},
         phase::{phase, phase_reduce, phase_reduce_with, PhaseCtx, PhaseTask, MAX_TASK_BYTES},
         phase::reduce::Word,
         pool::{current_num_threads, current_worker_index, global, Builder, Pool, DEFAULT_STACK_SIZE, MAX_THREADS, MIN_STACK_SIZE},

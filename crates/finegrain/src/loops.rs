@@ -20,7 +20,10 @@
 use crate::fixed::FixedWorker;
 use crate::job::{JobHeader, StackJob};
 use crate::join::join;
+use crate::phase::reduce::Word;
+use crate::phase::PhaseCtx;
 use crate::policy::fixed;
+use crate::policy::reduce::{phase_end, PhaseEnd, ReduceMethod};
 use crate::worker::{JobLatch, WorkerThread};
 use std::ops::Range;
 use std::panic::{self, AssertUnwindSafe};
@@ -230,6 +233,107 @@ where
 {
     let grain = default_grain(range.len());
     fold_chunks(range, grain, &identity, |acc, r| r.fold(acc, |a, i| combine(a, map(i))), &combine)
+}
+
+/// [`fold_chunks`] for a one-word value ([`Word`]) whose operator `op` is
+/// associative **and commutative**, with the method that combines the
+/// tasks' partial results chosen by `method` ([`ReduceMethod`]). Every task
+/// starts its partial from `identity`, which must be neutral for `op`.
+///
+/// Under `adm-central` and `adm-hier` (`Auto` or `Piggyback`) the loop runs as
+/// a piggybacked phase (Sanchez, Yoo, Kozyrakis, "Flexible Architectural
+/// Support for Fine-Grain Scheduling", ASPLOS 2010, section 4.2): a task holds
+/// a range and splits it lazily (the upper half becomes a task of the same
+/// phase, queued where only a manager-arranged steal can take it), each task
+/// folds its chunks into its own partial, and the partials ride up the manager
+/// tree on the messages that detect the end of the loop (`adm/tokens.rs`); the
+/// caller gets the result from the root manager. No task touches a shared
+/// word, and there is no tree of `join`s to unwind. Partials meet in whatever
+/// order the messages arrive, hence the commutativity; floating-point sums may
+/// differ in the last bits from one run to the next. Under the other
+/// policies, and with `ReduceMethod::Tree`, this is [`fold_chunks`]: partials
+/// combined in iteration order up the tree of `join`s that split the range.
+///
+/// ```
+/// use finegrain::ReduceMethod;
+/// let pool = finegrain::Pool::new(3, "adm-central").unwrap();
+/// for m in [ReduceMethod::Auto, ReduceMethod::Tree] {
+///     let s = pool.install(|| finegrain::fold_chunks_with(m, 0..10_000, 64, 0u64, |a, r| a + r.map(|i| i as u64).sum::<u64>(), |a, b| a + b));
+///     assert_eq!(s, 49_995_000);
+/// }
+/// ```
+pub fn fold_chunks_with<V, F, C>(method: ReduceMethod, range: Range<usize>, grain: usize, identity: V, fold: F, op: C) -> V
+where
+    V: Word,
+    F: Fn(V, Range<usize>) -> V + Sync + Send,
+    C: Fn(V, V) -> V + Sync + Send,
+{
+    let grain = grain.max(1);
+    if range.is_empty() {
+        return identity;
+    }
+    let wt = WorkerThread::current();
+    if wt.is_null() {
+        if crate::record::active() {
+            // A recording is the same graph whatever the method: the loop's.
+            return fold_chunks(range, grain, || identity, fold, op);
+        }
+        return crate::pool::global().install(move || fold_chunks_with(method, range, grain, identity, fold, op));
+    }
+    // SAFETY: non-null current worker is live.
+    let wt = unsafe { &*wt };
+    if phase_end(wt.registry().policy.mechanism(), Some(method)) != PhaseEnd::Piggyback {
+        return fold_here(wt, range, grain, &|| identity, &fold, &op);
+    }
+    crate::phase::phase_reduce_with(method, [(range.start, range.end)], identity, &op, |ctx, (lo, hi)| lbs_task(ctx, lo..hi, grain, identity, &fold))
+}
+
+/// One task of a piggybacked loop: fold `range` chunk by chunk; before each
+/// chunk, if mail waits or nothing else is queued here, queue the upper half
+/// of what is left as a new task of the loop (lazy binary splitting, as
+/// [`lbs`], with a phase task in place of a `join`).
+///
+/// The test before a chunk is `AdmWorker::wants_task_split` (mail waits, or
+/// the private queue is empty), one load each; `wants_split` may scan the
+/// frame marks of the enclosing frames, hundreds of instructions per chunk on
+/// the deep stack a phase task runs on.
+fn lbs_task<V: Word, F: Fn(V, Range<usize>) -> V>(ctx: &PhaseCtx<'_, (usize, usize)>, range: Range<usize>, grain: usize, identity: V, fold: &F) -> V {
+    let wt = WorkerThread::current();
+    // SAFETY: phase tasks run on workers; a non-null current worker is live.
+    let adm = unsafe { wt.as_ref() }.and_then(|w| w.adm());
+    let mut acc = identity;
+    let (mut lo, mut hi) = (range.start, range.end);
+    while lo < hi {
+        if hi - lo > grain && adm.map_or_else(queue_empty, |a| a.wants_task_split()) {
+            let mid = lo + (hi - lo) / 2;
+            ctx.enqueue((mid, hi));
+            hi = mid;
+            continue;
+        }
+        let end = lo + grain.min(hi - lo);
+        acc = fold(acc, lo..end);
+        lo = end;
+    }
+    acc
+}
+
+/// [`reduce`] for one-word values under a commutative operator, with the
+/// combining method chosen by `method` (see [`fold_chunks_with`]): under the
+/// message policies the partial results are piggybacked on the termination
+/// messages (ASPLOS 2010, section 4.2).
+///
+/// ```
+/// let s = finegrain::reduce_with(finegrain::ReduceMethod::Auto, 0..1_000_000, 0u64, |i| i as u64, |a, b| a + b);
+/// assert_eq!(s, 499_999_500_000);
+/// ```
+pub fn reduce_with<V, M, C>(method: ReduceMethod, range: Range<usize>, identity: V, map: M, op: C) -> V
+where
+    V: Word,
+    M: Fn(usize) -> V + Sync + Send,
+    C: Fn(V, V) -> V + Sync + Send,
+{
+    let grain = default_grain(range.len());
+    fold_chunks_with(method, range, grain, identity, |acc, r| r.fold(acc, |a, i| op(a, map(i))), &op)
 }
 
 /// A box of an N-dimensional index space.

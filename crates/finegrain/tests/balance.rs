@@ -14,7 +14,18 @@
 use finegrain::Pool;
 use std::sync::atomic::{AtomicU64, Ordering};
 
-const POLICIES: &[&str] = &["ws", "adm-central", "adm-hier", "adm-hier:radix=2", "adm-central:manager=dedicated", "carbon", "sw-hier", "pdf"];
+const POLICIES: &[&str] = &[
+    "ws",
+    "adm-central",
+    "adm-hier",
+    "adm-hier:radix=2",
+    "adm-central:manager=dedicated",
+    "adm-central:underflow=2",
+    "adm-hier:radix=2,underflow=4",
+    "carbon",
+    "sw-hier",
+    "pdf",
+];
 
 fn work(v: &[f64]) -> f64 {
     v.iter().map(|x| x.sqrt()).sum()

@@ -138,7 +138,11 @@ fn parked_pool_starts_an_injected_task_quickly() {
 #[test]
 fn parked_workers_wake_for_a_pushed_task() {
     let _g = serial();
-    for policy in ["ws", "adm-central"] {
+    // `adm-central:handoff=manager` (no hand-off to a sleeper, as in the
+    // paper) is measured and printed, not bounded: the request waits for the
+    // manager's host to reach a scheduling point (docs/policies.md,
+    // "What is not as in Table 2").
+    for policy in ["ws", "adm-central", "adm-central:handoff=manager"] {
         let pool = Pool::new(4, policy).unwrap();
         let mut samples = Vec::new();
         for _ in 0..50 {
@@ -172,7 +176,9 @@ fn parked_workers_wake_for_a_pushed_task() {
             "{policy}: parked peers -> pushed task start: median {m:?}, worst {:?}; {never} of 50 never taken by another worker within 50 ms",
             samples.iter().max().unwrap()
         );
-        assert!(m < Duration::from_millis(2), "{policy}: median wake-and-steal latency {m:?}");
+        if !policy.contains("handoff=manager") {
+            assert!(m < Duration::from_millis(2), "{policy}: median wake-and-steal latency {m:?}");
+        }
     }
 }
 

@@ -8,7 +8,7 @@
 //! `FINEGRAIN_REDUCE_SEED` replays one seed; a failure names the policy, pool
 //! size, method and seed.
 
-use finegrain::{phase_reduce, phase_reduce_with, policies, Pool, ReduceMethod};
+use finegrain::{fold_chunks_with, phase_reduce, phase_reduce_with, policies, reduce_with, Pool, ReduceMethod};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicUsize, Ordering::*};
 use std::time::{Duration, Instant};
@@ -21,6 +21,9 @@ fn specs() -> Vec<String> {
     v.push("adm-central:order=fifo,burst=1".into());
     v.push("adm-central:manager=dedicated".into());
     v.push("adm-hier:radix=2,manager=dedicated".into());
+    v.push("adm-central:underflow=2".into());
+    v.push("adm-hier:radix=2,underflow=4".into());
+    v.push("adm-hier:handoff=manager".into());
     v
 }
 
@@ -379,5 +382,114 @@ fn piggybacked_phases_move_tasks_and_messages() {
             moved += st.total().tasks_stolen;
         }
         assert!(moved > 0, "{spec}: no task moved between workers");
+    }
+}
+
+/// Loop reductions (`reduce_with`, `fold_chunks_with`): under every policy and
+/// method, integer sums equal the serial reference exactly, every iteration
+/// is folded exactly once, and a float sum is within rounding of the serial
+/// one. Under the message policies `Auto` and `Piggyback` run the loop as a
+/// piggybacked phase (partials on the termination messages).
+#[test]
+fn loop_reductions_equal_serial() {
+    for_all("loop", rounds(4, 1), |pool, method, seed| {
+        let mut rng = Rng(seed);
+        let n = rng.range(0, 20_000) as usize;
+        let grain = rng.range(1, 200) as usize;
+        let work = rng.range(0, 50);
+        let counts = Counts::new(n);
+        let (sum, folded, max, fsum) = pool.install(|| {
+            let sum = reduce_with(method, 0..n, 0u64, |i| value(seed, i as u64), |a, b| a.wrapping_add(b));
+            let folded = fold_chunks_with(
+                method,
+                0..n,
+                grain,
+                0u64,
+                |a, r| {
+                    assert!(r.len() <= grain, "chunk {r:?} longer than the grain {grain}");
+                    r.fold(a, |a, i| {
+                        counts.hit(i);
+                        spin(work);
+                        a.wrapping_add(value(seed, i as u64))
+                    })
+                },
+                |a, b| a.wrapping_add(b),
+            );
+            let max = reduce_with(method, 0..n, i64::MIN, |i| value(seed, i as u64) as i64 - (1 << 40), i64::max);
+            let fsum = reduce_with(method, 0..n, 0.0f64, |i| (value(seed, i as u64) % 1000) as f64 * 0.001, |a, b| a + b);
+            (sum, folded, max, fsum)
+        });
+        counts.check();
+        let vals: Vec<u64> = (0..n as u64).map(|i| value(seed, i)).collect();
+        let want = vals.iter().fold(0u64, |a, &b| a.wrapping_add(b));
+        assert_eq!(sum, want);
+        assert_eq!(folded, want);
+        assert_eq!(max, vals.iter().max().map_or(i64::MIN, |&m| m as i64 - (1 << 40)));
+        let fwant: f64 = vals.iter().map(|&v| (v % 1000) as f64 * 0.001).sum();
+        assert!((fsum - fwant).abs() <= 1e-9 * fwant.abs().max(1.0), "float sum {fsum} against {fwant}");
+    });
+}
+
+/// Loop reductions inside loop reductions and inside phases (a piggybacked
+/// loop started by a task of a piggybacked phase, and by a task of a loop),
+/// with more workers than cores.
+#[test]
+fn nested_loop_reductions() {
+    for spec in specs() {
+        let pool = Pool::new(8, &spec).unwrap();
+        let _dog = Watchdog::arm(format!("nested loops: {spec}"));
+        let got = pool.install(|| {
+            phase_reduce(
+                0..16u64,
+                0u64,
+                |a, b| a + b,
+                |_, t| {
+                    reduce_with(ReduceMethod::Auto, 0..(100 * t as usize), 0u64, |i| i as u64 % 7, |a, b| a + b)
+                        + reduce_with(
+                            ReduceMethod::Auto,
+                            0..50,
+                            0u64,
+                            |j| reduce_with(ReduceMethod::Auto, 0..j, 0u64, |k| k as u64, |a, b| a + b),
+                            |a, b| a + b,
+                        )
+                },
+            )
+        });
+        let inner: u64 = (0..50u64).map(|j| j * j.saturating_sub(1) / 2).sum();
+        let want: u64 = (0..16u64).map(|t| (0..100 * t).map(|i| i % 7).sum::<u64>() + inner).sum();
+        assert_eq!(got, want, "{spec}");
+    }
+}
+
+/// Piggybacked loops do split: with slow iterations some chunks run on a
+/// worker other than the caller's.
+#[test]
+fn piggybacked_loops_move_work() {
+    for spec in ["adm-central", "adm-hier:radix=2", "adm-central:manager=dedicated"] {
+        let pool = Pool::new(4, spec).unwrap();
+        let mut moved = 0;
+        for round in 0..60 {
+            if round >= 5 && moved > 0 {
+                break;
+            }
+            let (s, st) = pool.measure(|| {
+                reduce_with(
+                    ReduceMethod::Piggyback,
+                    0..4000,
+                    0u64,
+                    |i| {
+                        spin(2000);
+                        i as u64
+                    },
+                    |a, b| a + b,
+                )
+            });
+            assert_eq!(s, 3999 * 4000 / 2);
+            moved += st.total().tasks_stolen;
+            if moved == 0 {
+                std::thread::sleep(Duration::from_millis(20));
+            }
+        }
+        assert!(moved > 0, "{spec}: no part of the loop moved between workers");
     }
 }

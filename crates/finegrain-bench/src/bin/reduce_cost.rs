@@ -3,9 +3,15 @@
 //! (`finegrain::phase_reduce_with`, `ReduceMethod::{Piggyback, Tree}`).
 //!
 //! ```text
-//! reduce_cost [--threads 2,4,8,16,32] [--reps R] [--per-worker K] [--work W] [--policies P,Q]
-//! reduce_cost count <piggyback|tree|plain> <policy> <threads> <phases> <tasks>
+//! reduce_cost [--threads 2,4,8,16,32] [--reps R] [--per-worker K] [--work W] [--policies P,Q] [--kind phase|loop]
+//! reduce_cost count <[loop-]piggyback|[loop-]tree|plain> <policy> <threads> <phases> <tasks>
 //! ```
+//!
+//! `--kind loop` measures loop reductions instead of phases
+//! (`finegrain::fold_chunks_with`): one loop of `K` iterations per worker,
+//! grain 1, so each iteration is a chunk; `piggyback` is the loop run as a
+//! piggybacked phase (partials on the termination messages), `tree` the
+//! loop's own tree of `join`s combining the partials on the way back up.
 //!
 //! Timing (the default): for each policy and pool size, `R` repetitions
 //! (default 31) of one phase per method, the two methods interleaved (their
@@ -26,7 +32,7 @@
 //! collected, so counts are meaningful with one worker, where everything runs
 //! on that thread); `plain` is `finegrain::phase`, no reduction.
 
-use finegrain::{phase_reduce_with, Pool, ReduceMethod};
+use finegrain::{fold_chunks_with, phase_reduce_with, Pool, ReduceMethod};
 use std::hint::black_box;
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use std::time::Instant;
@@ -56,10 +62,38 @@ fn one_phase(method: ReduceMethod, tasks: u64, work: u64, base: Instant, ends: &
     done.saturating_sub(last)
 }
 
+/// One loop reduction of `tasks` iterations of `work` rounds each, grain 1;
+/// latency as in [`one_phase`].
+fn one_loop(method: ReduceMethod, tasks: u64, work: u64, base: Instant, ends: &[AtomicU64]) -> u64 {
+    let now = || base.elapsed().as_nanos() as u64;
+    let sum = fold_chunks_with(
+        method,
+        0..tasks as usize,
+        1,
+        0u64,
+        |acc, r| {
+            r.fold(acc, |a, i| {
+                let v = spin(work) & 1;
+                ends[i].store(now(), Relaxed);
+                a + i as u64 + v - v
+            })
+        },
+        |a, b| a + b,
+    );
+    let done = now();
+    assert_eq!(sum, tasks * (tasks - 1) / 2, "{method:?}: wrong result");
+    let last = ends[..tasks as usize].iter().map(|e| e.load(Relaxed)).max().unwrap_or(done);
+    done.saturating_sub(last)
+}
+
 /// The counted region for callgrind: `phases` phases of `tasks` tasks with
 /// empty bodies; `None` is a plain `phase` (no reduction) for comparison.
+/// With `loops`, loop reductions of `tasks` iterations (grain 1) instead.
 #[inline(never)]
-fn measured(method: Option<ReduceMethod>, phases: u64, tasks: u64) -> u64 {
+fn measured(method: Option<ReduceMethod>, loops: bool, phases: u64, tasks: u64) -> u64 {
+    if let (true, Some(m)) = (loops, method) {
+        return (0..phases).map(|_| fold_chunks_with(m, 0..tasks as usize, 1, 0u64, |a, r| a + black_box(r.start as u64), |a, b| a + b)).sum();
+    }
     match method {
         Some(m) => (0..phases).map(|_| phase_reduce_with(m, 0..tasks, 0u64, |a, b| a + b, |_, i| black_box(i))).sum(),
         None => {
@@ -77,7 +111,7 @@ fn measured(method: Option<ReduceMethod>, phases: u64, tasks: u64) -> u64 {
 
 fn usage() -> ! {
     eprintln!(
-        "usage: reduce_cost [--threads 2,4,8,16,32] [--reps R] [--per-worker K] [--work W] [--policies P,Q]\n       reduce_cost count <piggyback|tree|plain> <policy> <threads> <phases> <tasks>"
+        "usage: reduce_cost [--threads 2,4,8,16,32] [--reps R] [--per-worker K] [--work W] [--policies P,Q] [--kind phase|loop]\n       reduce_cost count <[loop-]piggyback|[loop-]tree|plain> <policy> <threads> <phases> <tasks>"
     );
     std::process::exit(2)
 }
@@ -121,10 +155,13 @@ fn main() {
         let [_, m, policy, threads, phases, tasks] = &args[..] else { usage() };
         let pool = Pool::new(threads.parse().unwrap_or_else(|_| usage()), policy).unwrap_or_else(|e| panic!("{e}"));
         let (phases, tasks): (u64, u64) = (phases.parse().unwrap_or_else(|_| usage()), tasks.parse().unwrap_or_else(|_| usage()));
-        let m = method_of(m);
+        let (loops, m) = match m.strip_prefix("loop-") {
+            Some(rest) => (true, method_of(rest)),
+            None => (false, method_of(m)),
+        };
         // Warm up outside the counted region (thread-local and allocator state).
-        pool.install(|| measured(m, 2, tasks));
-        let s = pool.install(|| measured(m, phases, tasks));
+        pool.install(|| measured(m, loops, 2, tasks));
+        let s = pool.install(|| measured(m, loops, phases, tasks));
         assert_eq!(s, phases * tasks * tasks.saturating_sub(1) / 2);
         println!("ok {s}");
         return;
@@ -134,6 +171,7 @@ fn main() {
     let mut per_worker = 8u64;
     let mut work = 20_000u64;
     let mut policies = vec!["adm-central".to_string(), "adm-hier".to_string()];
+    let mut kind = "phase".to_string();
     let mut it = args.iter();
     while let Some(a) = it.next() {
         let mut val = || it.next().cloned().unwrap_or_else(|| usage());
@@ -143,11 +181,17 @@ fn main() {
             "--per-worker" => per_worker = val().parse().unwrap_or_else(|_| usage()),
             "--work" => work = val().parse().unwrap_or_else(|_| usage()),
             "--policies" => policies = split_specs(&val()),
+            "--kind" => kind = val(),
             _ => usage(),
         }
     }
+    let one: fn(ReduceMethod, u64, u64, Instant, &[AtomicU64]) -> u64 = match kind.as_str() {
+        "phase" => one_phase,
+        "loop" => one_loop,
+        _ => usage(),
+    };
     let cpus = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1);
-    println!("# reduce_cost: {reps} interleaved repetitions, {per_worker} tasks per worker of {work} spin rounds; {cpus} CPUs");
+    println!("# reduce_cost --kind {kind}: {reps} interleaved repetitions, {per_worker} tasks per worker of {work} spin rounds; {cpus} CPUs");
     println!("# latency = caller has the result - last task body ended, microseconds");
     println!();
     println!("| policy | workers | method | median | p25-p75 | min | phase time median |");
@@ -163,13 +207,13 @@ fn main() {
             let mut whole = [Vec::new(), Vec::new()];
             // Warm-up: one of each.
             for m in methods {
-                pool.install(|| one_phase(m, tasks, work, base, &ends));
+                pool.install(|| one(m, tasks, work, base, &ends));
             }
             for r in 0..reps {
                 for k in 0..2 {
                     let k = if r % 2 == 0 { k } else { 1 - k };
                     let t0 = Instant::now();
-                    let l = pool.install(|| one_phase(methods[k], tasks, work, base, &ends));
+                    let l = pool.install(|| one(methods[k], tasks, work, base, &ends));
                     whole[k].push(t0.elapsed().as_nanos() as u64);
                     lat[k].push(l);
                 }

@@ -63,6 +63,8 @@ enum Msg {
 
 #[derive(Debug)]
 pub(crate) struct AdmState {
+    /// `handoff=sleeper`: hand a task straight to a sleeper (`hand_to_sleeper`).
+    handoff_to_sleeper: bool,
     pub tree: Tree,
     pub queues: Vec<VecDeque<Item>>,
     /// The count each worker last reported.
@@ -89,6 +91,7 @@ pub(crate) struct AdmState {
 impl AdmState {
     pub fn new(n: usize, a: Adm) -> AdmState {
         AdmState {
+            handoff_to_sleeper: a.handoff_to_sleeper,
             tree: a.tree(n),
             queues: vec![VecDeque::new(); n],
             reported: vec![0; n],
@@ -366,8 +369,8 @@ impl Sim<'_> {
             s.starving[w] = false;
             c += self.to_own_manager(w, ToManager::Update { child: w, count, starving: false }, t + c);
         }
-        if self.cfg.delivery == Delivery::Poll {
-            // The runtime's deviation: hand a task straight to a sleeper.
+        if self.cfg.delivery == Delivery::Poll && self.adm().handoff_to_sleeper {
+            // The runtime's deviation (`handoff=sleeper`): hand a task straight to a sleeper.
             let sleeper = self.adm().sleepers.iter().next().copied();
             if hand_to_sleeper(sleeper.is_some(), count > 1) == 1 {
                 let s = sleeper.expect("exists") as usize;

@@ -12,7 +12,8 @@ use super::tokens::{self, ReduceHead};
 use crate::job::{JobHeader, JobRef};
 use crate::mechanism::{Handles, Mechanism};
 use crate::policy::adm::{
-    hand_to_sleeper, next_report_threshold, recount_depth, report_depth, route as policy_route, Action, ManagerNode, PhaseTokens, Route, Tree,
+    decrease_window, hand_to_sleeper, next_report_threshold, recount_depth, report_depth, route as policy_route, Action, ManagerNode, PhaseTokens,
+    Route, Tree,
 };
 use crate::policy::notify::{park_timeout_us, rescue_due, rescue_victim, Notify};
 use crate::policy::search::Source;
@@ -31,6 +32,15 @@ pub(crate) struct AdmWorker {
     private: PrivateQueue,
     /// Queue length at which the next UPDATE is due.
     report_at: Cell<usize>,
+    /// Queue lengths at which a decrease is reported, as
+    /// `policy::adm::decrease_window` gives them: due iff
+    /// `len.wrapping_sub(dec_lo) <= dec_span`.
+    dec_lo: Cell<usize>,
+    dec_span: Cell<usize>,
+    /// Underflow threshold (`policy::adm::Adm::underflow`).
+    underflow: usize,
+    /// `handoff=sleeper` (`policy::adm::Adm::handoff_to_sleeper`).
+    handoff_to_sleeper: bool,
     tree: Tree,
     /// Manager nodes this worker hosts, by level.
     managers: RefCell<Vec<ManagerNode>>,
@@ -85,6 +95,10 @@ impl AdmWorker {
             // outlives this worker; only this worker touches the gate's top.
             private: unsafe { PrivateQueue::new(&*mailbox.gate) },
             report_at: Cell::new(if n == 1 { usize::MAX } else { 1 }),
+            dec_lo: Cell::new(usize::MAX),
+            dec_span: Cell::new(0),
+            underflow: p.underflow,
+            handoff_to_sleeper: p.handoff_to_sleeper,
             tree: p.tree(n),
             managers: RefCell::new(p.hosted_managers(n, index)),
             starving_reported: Cell::new(false),
@@ -436,6 +450,9 @@ impl AdmWorker {
     /// count their marks again at the depth `policy::adm::report_depth` says.
     fn set_report_at(&self, h: &Handles, reported: usize) {
         self.report_at.set(if h.workers == 1 { usize::MAX } else { next_report_threshold(reported) });
+        let (lo, span) = if h.workers == 1 { (usize::MAX, 0) } else { decrease_window(reported, self.underflow) };
+        self.dec_lo.set(lo);
+        self.dec_span.set(span);
         self.report_depth.set(report_depth(h.workers, reported, self.marks.current_depth()));
         self.refresh_limit();
     }
@@ -444,6 +461,18 @@ impl AdmWorker {
     /// caller's frame.
     fn pending(&self) -> usize {
         self.private.len() + self.marks.count(self.marks.current_depth())
+    }
+
+    /// Should a piggybacked loop task split its range (`loops::lbs_task`)?
+    /// When mail waits, or this worker's private queue, where the halves it
+    /// offers go, is empty. Unlike `wants_split`, the frame marks of the
+    /// enclosing frames are not looked at (a scan of the stack words between
+    /// this task and the outermost frame, hundreds of instructions per chunk
+    /// on the deep stack a phase task runs on): splitting while they are live
+    /// only offers one more task.
+    #[inline]
+    pub(crate) fn wants_task_split(&self) -> bool {
+        self.private.len() == 0 || self.mail().has_mail()
     }
 
     /// Anything waiting here? A look, not a count.
@@ -509,6 +538,9 @@ impl AdmWorker {
             self.report(h, n, false);
         }
         self.handle_mail(h);
+        if !self.handoff_to_sleeper {
+            return self.refresh_limit();
+        }
         if let Some(s) = h.sleep().a_sleeper_other_than(h.index) {
             let k = hand_to_sleeper(true, self.any_pending());
             if k > 0 {
@@ -516,6 +548,18 @@ impl AdmWorker {
             }
         }
         self.refresh_limit();
+    }
+
+    /// A dequeue took the queue into the decrease window
+    /// (`policy::adm::decrease_window`): count everything pending (the marks
+    /// too) and send the `UPDATE` if the count is still in the window.
+    #[cold]
+    #[inline(never)]
+    fn decreased(&self, h: &Handles) {
+        let n = self.pending();
+        if n.wrapping_sub(self.dec_lo.get()) <= self.dec_span.get() {
+            self.report(h, n, false);
+        }
     }
 
     /// A task leaves this worker's private queue other than by a `join`'s
@@ -738,7 +782,11 @@ impl Mechanism for AdmWorker {
             Order::Lifo => self.private.pop_back(),
             Order::Fifo => self.private.pop_front(),
         };
-        j.map(|j| self.leaving_private(h, j))
+        let j = j?;
+        if self.private.len().wrapping_sub(self.dec_lo.get()) <= self.dec_span.get() {
+            self.decreased(h);
+        }
+        Some(self.leaving_private(h, j))
     }
 
     /// Inside a `join`'s wait, this worker's own older continuations may be

@@ -51,6 +51,17 @@ pub struct Adm {
     /// How a busy or blocked worker learns that another waits for work
     /// (`notify=poll|interrupt`, `policy/notify.rs`).
     pub notify: Notify,
+    /// Underflow threshold (ASPLOS 2010, section 4.1: "if the number of tasks
+    /// of a worker S goes below an underflow threshold, the manager sends a
+    /// steal request"): a worker whose reported count is below it is served
+    /// like a starving one, before it runs dry. 0: only starving workers are
+    /// served.
+    pub underflow: usize,
+    /// A worker that offers work while another sleeps hands it one task
+    /// directly ([`hand_to_sleeper`], `handoff=sleeper`, the default), rather
+    /// than only through the manager's `STEAL` (`handoff=manager`, as in the
+    /// paper).
+    pub handoff_to_sleeper: bool,
 }
 
 impl Adm {
@@ -70,14 +81,19 @@ impl Adm {
             return Vec::new();
         }
         let tree = self.tree(n);
-        (0..tree.levels).take_while(|&l| tree.hosts(l, w)).map(|l| ManagerNode::new(&tree, l, tree.partition_of(l, w), self.burst)).collect()
+        (0..tree.levels)
+            .take_while(|&l| tree.hosts(l, w))
+            .map(|l| ManagerNode::new(&tree, l, tree.partition_of(l, w), self.burst).with_underflow(self.underflow))
+            .collect()
     }
 
     /// Every manager of the tree over `n` workers, `[level][partition]` (the
     /// dedicated manager thread hosts them all).
     pub fn all_managers(&self, n: usize) -> Vec<Vec<ManagerNode>> {
         let tree = self.tree(n);
-        (0..tree.levels).map(|l| (0..n.div_ceil(tree.span(l)).max(1)).map(|p| ManagerNode::new(&tree, l, p, self.burst)).collect()).collect()
+        (0..tree.levels)
+            .map(|l| (0..n.div_ceil(tree.span(l)).max(1)).map(|p| ManagerNode::new(&tree, l, p, self.burst).with_underflow(self.underflow)).collect())
+            .collect()
     }
 }
 
@@ -198,6 +214,68 @@ pub fn next_report_threshold(reported: usize) -> usize {
     (reported + 1).next_power_of_two().max(1)
 }
 
+/// How far a count must fall, as a factor of the last report, before a
+/// decrease is reported. With 2 (a report at every halving) a queue that
+/// swings between 4 and 8 tasks reports both ways on every swing: `uts` sent
+/// 20 times the messages of the build without decrease reports
+/// (`docs/policies.md`, "UPDATEs on decrease"); 4 leaves a band of a factor
+/// of two between an increase and a decrease report.
+pub const DECREASE_FACTOR: usize = 4;
+
+/// The counts at which a worker that last reported `reported` tasks reports
+/// a decrease (`UPDATE` on dequeue, ASPLOS 2010, section 4.1: updates are
+/// sent from the enqueue *and* dequeue functions, at exponentially varying
+/// thresholds). A decrease is due when the count has fallen to a quarter
+/// ([`DECREASE_FACTOR`]) of the last report, or has fallen below the `underflow` threshold from at or above it
+/// (so the manager learns of it while the worker still has work to run). A
+/// count of zero is left to the starving report unless `underflow` is on.
+///
+/// Returned as `(lo, span)`: due iff `count.wrapping_sub(lo) <= span` (one
+/// comparison on the dequeue path); an empty window is `(usize::MAX, 0)`.
+#[inline]
+pub fn decrease_window(reported: usize, underflow: usize) -> (usize, usize) {
+    const NEVER: (usize, usize) = (usize::MAX, 0);
+    if reported == 0 {
+        return NEVER;
+    }
+    let crossing = underflow > 0 && reported >= underflow;
+    let hi = if crossing { (reported / DECREASE_FACTOR).max(underflow - 1) } else { reported / DECREASE_FACTOR };
+    let lo = if crossing { 0 } else { 1 };
+    if hi < lo {
+        NEVER
+    } else {
+        (lo, hi - lo)
+    }
+}
+
+/// Is a decrease to `count` due after reporting `reported` ([`decrease_window`])?
+#[inline]
+pub fn decrease_due(reported: usize, count: usize, underflow: usize) -> bool {
+    let (lo, span) = decrease_window(reported, underflow);
+    count.wrapping_sub(lo) <= span
+}
+
+/// Should a manager serve child `s` as a stealer: it is not being served
+/// already, and it is starving with nothing queued, or (a worker, at level 0)
+/// its count is below the underflow threshold.
+#[inline]
+pub fn wants_work(starving: bool, asked: bool, count: usize, underflow: usize, level: u32) -> bool {
+    !asked && ((starving && count == 0) || (level == 0 && count < underflow))
+}
+
+/// Tasks to move from a victim believed to hold `victim` tasks to a stealer
+/// believed to hold `stealer` (`starving`: it has run dry): half the
+/// difference, so that neither ends with fewer than the other; 0 if the victim
+/// has too few to share.
+#[inline]
+pub fn steal_amount(victim: usize, stealer: usize, starving: bool) -> usize {
+    if starving {
+        victim.saturating_sub(stealer).div_ceil(2)
+    } else {
+        victim.saturating_sub(stealer) / 2
+    }
+}
+
 /// What a manager decides to do after a message.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Action {
@@ -254,6 +332,8 @@ pub struct ManagerNode {
     is_root: bool,
     /// Largest burst one victim sends.
     burst: usize,
+    /// Underflow threshold ([`Adm::underflow`]); workers only.
+    underflow: usize,
     reported: Option<(usize, bool)>,
     unblocked: bool,
     /// Reduction tokens received and not yet passed on (the root keeps each
@@ -276,10 +356,17 @@ impl ManagerNode {
             asked: vec![false; k],
             is_root: level == tree.root(),
             burst: burst.max(1),
+            underflow: 0,
             reported: None,
             unblocked: false,
             tokens: TokenBook::default(),
         }
+    }
+
+    /// This manager with underflow threshold `u` ([`Adm::underflow`]).
+    pub fn with_underflow(mut self, u: usize) -> ManagerNode {
+        self.underflow = u;
+        self
     }
 
     fn idx(&self, child: usize) -> Option<usize> {
@@ -355,12 +442,15 @@ impl ManagerNode {
     /// child believed to hold the most tasks; ask for half of them.
     fn rebalance(&mut self, tree: &Tree, out: &mut Vec<Action>) {
         for s in 0..self.counts.len() {
-            if !self.starving[s] || self.asked[s] || self.counts[s] > 0 {
+            if !wants_work(self.starving[s], self.asked[s], self.counts[s], self.underflow, self.level) {
                 continue;
             }
-            let victim = (0..self.counts.len()).filter(|&v| v != s && self.counts[v] > 0).max_by_key(|&v| self.counts[v]);
+            let victim = (0..self.counts.len()).filter(|&v| v != s).max_by_key(|&v| self.counts[v]);
             let Some(v) = victim else { break };
-            let mut k = self.counts[v].div_ceil(2);
+            let mut k = steal_amount(self.counts[v], self.counts[s], self.starving[s]);
+            if k == 0 {
+                continue;
+            }
             if self.level == 0 {
                 k = k.min(self.burst);
             }
@@ -506,7 +596,23 @@ const OPTIONS: &[OptionInfo] = &[
         default: "100",
         help: "microseconds a starving worker waits before it interrupts a victim (notify=interrupt)",
     },
+    OptionInfo {
+        name: "handoff",
+        values: "sleeper | manager",
+        default: "sleeper",
+        help: "a worker that offers work while another sleeps hands it a task itself (sleeper), or waits for the manager's steal request as in the paper (manager)",
+    },
+    OptionInfo {
+        name: "underflow",
+        values: "0..=1024",
+        default: "0",
+        help: "a worker with fewer tasks than this is sent work before it runs dry (0: only when it has run dry)",
+    },
 ];
+
+/// Default underflow threshold ([`Adm::underflow`]); chosen by measurement
+/// (`docs/policies.md`, "Underflow threshold").
+pub const DEFAULT_UNDERFLOW: usize = 0;
 
 fn build(spec: &mut Spec<'_>, hier: bool) -> Result<Policy, Error> {
     let radix = if hier { spec.int("radix", 2, 1024, 8)? } else { 0 };
@@ -520,9 +626,11 @@ fn build(spec: &mut Spec<'_>, hier: bool) -> Result<Policy, Error> {
     let interrupt = spec.choice("notify", &["poll", "interrupt"], "interrupt")? == "interrupt";
     let bound_us = spec.int("bound", 1, 1_000_000, DEFAULT_BOUND_US as usize)? as u32;
     let notify = if interrupt { Notify::Interrupt { bound_us } } else { Notify::Poll };
+    let underflow = spec.int("underflow", 0, 1024, DEFAULT_UNDERFLOW)?;
+    let handoff_to_sleeper = spec.choice("handoff", &["sleeper", "manager"], "sleeper")? == "sleeper";
     Ok(Policy {
         name: if hier { "adm-hier" } else { "adm-central" },
-        kind: PolicyKind::Adm(Adm { radix, burst, dedicated_manager, notify }),
+        kind: PolicyKind::Adm(Adm { radix, burst, dedicated_manager, notify, underflow, handoff_to_sleeper }),
         order,
         idle: Idle::with_spin(spin),
         space_steal: Stealing::Baseline,
@@ -672,6 +780,75 @@ mod tests {
     }
 
     #[test]
+    fn decreases_are_reported_at_a_quarter_and_at_underflow() {
+        // No underflow: a fall to a quarter, zero left to the starving report.
+        assert!(!decrease_due(0, 0, 0));
+        assert!(!decrease_due(1, 0, 0), "zero: the starving report says it");
+        assert!(!decrease_due(8, 3, 0) && !decrease_due(8, 4, 0));
+        assert!(decrease_due(8, 2, 0) && decrease_due(8, 1, 0));
+        assert!(!decrease_due(8, 0, 0));
+        // Underflow 2: falling below it is reported at once, zero included.
+        assert!(decrease_due(2, 1, 2) && decrease_due(2, 0, 2));
+        assert!(decrease_due(16, 1, 2) && decrease_due(16, 4, 2) && !decrease_due(16, 5, 2));
+        // Already below the underflow when reported: the quarter rule only.
+        assert!(!decrease_due(1, 0, 2));
+        assert!(decrease_due(7, 1, 8) && !decrease_due(7, 2, 8) && !decrease_due(7, 0, 8));
+        // The window is one comparison.
+        for reported in 0..40 {
+            for u in 0..6 {
+                let (lo, span) = decrease_window(reported, u);
+                for c in 0..reported + 2 {
+                    let want = c < reported && ((c >= 1 && c <= reported / DECREASE_FACTOR) || (u > 0 && reported >= u && c < u));
+                    assert_eq!(c.wrapping_sub(lo) <= span, want, "reported {reported}, underflow {u}, count {c}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn underflow_serves_a_worker_before_it_runs_dry() {
+        let t = Tree::single(3);
+        // Without underflow a worker with nothing queued but still running is left alone.
+        let mut m = ManagerNode::new(&t, 0, 0, 8);
+        assert!(m.on_update(&t, 1, 8, false).is_empty());
+        assert!(m.on_update(&t, 2, 1, false).is_empty());
+        assert!(m.on_update(&t, 2, 0, false).is_empty());
+        // With underflow 2 the same worker is sent half the difference at count 1.
+        let mut m = ManagerNode::new(&t, 0, 0, 8).with_underflow(2);
+        assert!(m.on_update(&t, 0, 0, false).is_empty(), "nobody has tasks to give");
+        // Worker 1 reports 8: worker 0 (0 tasks) and worker 2 (not reported
+        // yet, believed 0) are both below the underflow; each gets half the
+        // difference from what the victim is believed to hold.
+        let a = m.on_update(&t, 1, 8, false);
+        assert_eq!(a, vec![Action::Steal { victim: 1, stealer_first: 0, k: 4 }, Action::Steal { victim: 1, stealer_first: 2, k: 2 }]);
+        // No request while one is in flight.
+        assert!(m.on_update(&t, 0, 1, false).is_empty());
+        // Steal over: worker 0 holds 1, below the underflow, and the victim
+        // (believed 2) has one to spare for it: 0 more (half of 2 - 1).
+        assert!(m.on_stealer_update(&t, 0, 1, false).is_empty());
+        // The victim reports 6 left: worker 0, below the underflow, is served again.
+        let a = m.on_victim_update(&t, 1, 6);
+        assert_eq!(a, vec![Action::Steal { victim: 1, stealer_first: 0, k: 2 }]);
+        assert_eq!(steal_amount(5, 1, false), 2);
+        assert_eq!(steal_amount(1, 0, true), 1);
+        assert_eq!(steal_amount(1, 0, false), 0);
+        assert!(wants_work(true, false, 0, 0, 0) && !wants_work(true, true, 0, 0, 0) && !wants_work(false, false, 0, 0, 0));
+        assert!(wants_work(false, false, 1, 2, 0) && !wants_work(false, false, 1, 2, 1));
+    }
+
+    #[test]
+    fn underflow_is_an_option_with_a_clear_error() {
+        let p = Policy::parse("adm-central:underflow=3").unwrap();
+        assert!(matches!(p.kind, PolicyKind::Adm(Adm { underflow: 3, .. })));
+        let p = Policy::parse("adm-hier:underflow=0,radix=4").unwrap();
+        assert!(matches!(p.kind, PolicyKind::Adm(Adm { underflow: 0, radix: 4, .. })));
+        for bad in ["adm-central:underflow=-1", "adm-central:underflow=x", "adm-hier:underflow=5000"] {
+            let e = Policy::parse(bad).unwrap_err().to_string();
+            assert!(e.contains("underflow"), "{bad}: {e}");
+        }
+    }
+
+    #[test]
     fn thresholds_are_exponential() {
         assert_eq!([0, 1, 2, 3, 4, 7, 8].map(next_report_threshold), [1, 2, 4, 4, 8, 8, 16]);
     }
@@ -690,7 +867,7 @@ mod tests {
 
     #[test]
     fn params_give_the_tree_and_the_hosts() {
-        let a = Adm { radix: 4, burst: 8, dedicated_manager: false, notify: Notify::Poll };
+        let a = Adm { radix: 4, burst: 8, dedicated_manager: false, notify: Notify::Poll, underflow: 0, handoff_to_sleeper: true };
         assert_eq!(a.tree(16).levels, 2);
         assert_eq!(a.hosted_managers(16, 0).len(), 2);
         assert_eq!(a.hosted_managers(16, 4).len(), 1);
@@ -701,6 +878,11 @@ mod tests {
         assert_eq!(single.tree(16), Tree::single(16));
         assert!(Adm { dedicated_manager: true, ..a }.hosted_managers(16, 0).is_empty());
         let p = Policy::parse("adm-central").unwrap();
-        assert!(matches!(p.kind, PolicyKind::Adm(Adm { radix: 0, burst: 8, dedicated_manager: false, notify: Notify::Interrupt { bound_us: 100 } })));
+        assert!(matches!(
+            p.kind,
+            PolicyKind::Adm(Adm { radix: 0, burst: 8, dedicated_manager: false, notify: Notify::Interrupt { bound_us: 100 }, underflow: DEFAULT_UNDERFLOW, handoff_to_sleeper: true })
+        ));
+        assert!(matches!(Policy::parse("adm-hier:handoff=manager").unwrap().kind, PolicyKind::Adm(Adm { handoff_to_sleeper: false, .. })));
+        assert!(Policy::parse("adm-central:handoff=nobody").unwrap_err().to_string().contains("handoff"));
     }
 }

@@ -44,7 +44,7 @@ pub fn serial(a: &Csr, b: &[f64], iterations: usize) -> Vec<f64> {
 pub fn parallel<P: Par>(par: P, a: &Csr, b: &[f64], iterations: usize) -> Vec<f64> {
     let n = a.nrows;
     let (mut x, mut r, mut p, mut q) = (vec![0.0; n], b.to_vec(), b.to_vec(), vec![0.0; n]);
-    let mut rr = par.reduce_reading(0..n, || 0.0, |i| r[i] * r[i], |s, t| s + t, |c| finegrain::record::read(&r[c]));
+    let mut rr = par.reduce_words_reading(0..n, 0.0, |i| r[i] * r[i], |s, t| s + t, |c| finegrain::record::read(&r[c]));
     for _ in 0..iterations {
         if rr == 0.0 {
             break; // converged exactly, as in `serial`
@@ -55,9 +55,9 @@ pub fn parallel<P: Par>(par: P, a: &Csr, b: &[f64], iterations: usize) -> Vec<f6
                 *qi = a.row_dot(start + k, &p);
             }
         });
-        let pq = par.reduce_reading(
+        let pq = par.reduce_words_reading(
             0..n,
-            || 0.0,
+            0.0,
             |i| p[i] * q[i],
             |s, t| s + t,
             |c| {
@@ -75,10 +75,10 @@ pub fn parallel<P: Par>(par: P, a: &Csr, b: &[f64], iterations: usize) -> Vec<f6
             }
         });
         // The residual update and its norm in one pass.
-        let rr_new = par.fold_chunks_mut(
+        let rr_new = par.fold_words_mut(
             &mut r,
             VEC_GRAIN,
-            || 0.0,
+            0.0,
             |mut s, start, part| {
                 finegrain::record::declare(|| {
                     finegrain::record::read(&q[start..start + part.len()]);
