@@ -556,25 +556,3 @@ impl Mechanism for AdmWorker {
         self.mail().gate.joins()
     }
 }
-
-/// Measured ns per (push, pop) of a private queue, for the time breakdown.
-pub(crate) fn op_costs() -> (f64, f64) {
-    // Never executed, only stored and compared.
-    let dummy = std::ptr::NonNull::<JobHeader>::dangling().as_ptr();
-    // SAFETY: `dummy` is non-null; the job is never executed.
-    let j = unsafe { JobRef::from_ptr(dummy) };
-    crate::stats::timer::queue_op_costs(
-        || {
-            let g = Box::new(Gate::new());
-            // SAFETY: the gate is boxed and kept beside the queue, dropped after it.
-            let q = unsafe { PrivateQueue::new(&*g) };
-            (q, g)
-        },
-        |(q, _)| {
-            q.push(j);
-        },
-        |(q, _)| {
-            std::hint::black_box(q.pop_back());
-        },
-    )
-}

@@ -206,17 +206,3 @@ impl Mechanism for FixedWorker {
         false
     }
 }
-
-/// Measured ns per (push, pop) of an own queue, for the time breakdown.
-pub(crate) fn op_costs() -> (f64, f64) {
-    // Never executed, only stored and compared.
-    // SAFETY: a dangling but non-null pointer, never dereferenced.
-    let dummy = unsafe { JobRef::from_ptr(std::ptr::NonNull::<crate::job::JobHeader>::dangling().as_ptr()) };
-    crate::stats::timer::queue_op_costs(
-        || RefCell::new(Vec::<JobRef>::with_capacity(4096)),
-        |q| q.borrow_mut().push(dummy),
-        |q| {
-            std::hint::black_box(q.borrow_mut().pop());
-        },
-    )
-}

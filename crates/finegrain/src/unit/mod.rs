@@ -379,15 +379,3 @@ impl Mechanism for UnitWorker {
         crate::policy::split::unit(self.policy, self.near.borrow().is_empty(), tasks, h.workers)
     }
 }
-
-/// Measured ns per (push, pop) under one lock, as the unit takes per operation.
-pub(crate) fn op_costs() -> (f64, f64) {
-    const N: usize = 4096;
-    crate::stats::timer::queue_op_costs(
-        || Mutex::new(VecDeque::<usize>::with_capacity(N)),
-        |q| lock(q).push_back(std::hint::black_box(1)),
-        |q| {
-            std::hint::black_box(lock(q).pop_back());
-        },
-    )
-}

@@ -172,20 +172,3 @@ impl Mechanism for WsWorker {
         crate::policy::split::ws(self.deque().is_empty())
     }
 }
-
-/// Measured ns per (push, pop) of a deque, for the time breakdown.
-pub(crate) fn op_costs() -> (f64, f64) {
-    // Never executed, only stored and compared.
-    let dummy = std::ptr::NonNull::<JobHeader>::dangling().as_ptr();
-    crate::stats::timer::queue_op_costs(
-        Deque::<JobHeader>::new,
-        // SAFETY: this thread is the scratch deque's only user.
-        |d| unsafe {
-            d.push(dummy);
-        },
-        // SAFETY: as above.
-        |d| {
-            std::hint::black_box(unsafe { d.pop() });
-        },
-    )
-}
