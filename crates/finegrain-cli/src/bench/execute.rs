@@ -21,6 +21,11 @@ pub struct Outcome {
     pub failures: Vec<String>,
     /// Whether the finegrain build counts scheduler events (its `stats` feature).
     pub stats_enabled: bool,
+    /// Per workload and finegrain configuration (in order of first run), the
+    /// statistics of its timed repetitions, added up (for `--ops`).
+    pub ops: Vec<(String, Stats)>,
+    /// Runs whose per-worker buckets did not add up to the wall time within 2%.
+    pub unbalanced: Vec<String>,
 }
 
 /// The result of one run of one configuration.
@@ -112,6 +117,16 @@ fn run_workload(plan: &Plan, pools: &Pools, pb: &ProgressBar, wi: usize, w: &dyn
                     }
                     if let Some(s) = &stats {
                         out.stats_enabled |= s.enabled;
+                        if let Err(e) = s.check_sums(0.02) {
+                            out.unbalanced.push(format!("{what}: {e}"));
+                        }
+                        if timed {
+                            let key = format!("{name} / {} / {} threads", plan.label(cfg.runtime), cfg.threads);
+                            match out.ops.iter_mut().find(|(k, _)| *k == key) {
+                                Some((_, acc)) => acc.add(s),
+                                None => out.ops.push((key, s.clone())),
+                            }
+                        }
                     }
                     if timed {
                         out.records.push(RunRecord {

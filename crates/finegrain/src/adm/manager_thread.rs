@@ -105,12 +105,11 @@ fn run(shared: &Shared, sleep: &Sleep, dm: &Dedicated) {
         while let Some(msg) = dm.mailbox.recv() {
             c.count(Counter::Messages, 1);
             let (kind, steals0) = (msg.kind, m.steals_sent);
-            let t0 = crate::stats::timer::ticks();
+            let t0 = crate::stats::clock();
             m.on_worker_message(msg);
             m.run_events();
             if matches!(kind, MsgKind::Update | MsgKind::VictimUpdate | MsgKind::StealerUpdate) {
-                let t = crate::stats::timer::ticks().saturating_sub(t0).saturating_sub(crate::stats::timer::overhead());
-                c.timed(if m.steals_sent != steals0 { Op::StealMatch } else { Op::ManagerUpdate }, t);
+                crate::stats::timed_since(c, if m.steals_sent != steals0 { Op::StealMatch } else { Op::ManagerUpdate }, t0);
             }
         }
         // Tokens the level-0 (and inner) managers received in this drain go up

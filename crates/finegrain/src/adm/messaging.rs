@@ -15,7 +15,7 @@ use crate::policy::adm::{
 };
 use crate::policy::search::Source;
 use crate::policy::Order;
-use crate::stats::{Bucket, Counter};
+use crate::stats::{Bucket, Counter, Op};
 use crate::sync::Ordering;
 use std::cell::{Cell, RefCell};
 
@@ -134,6 +134,10 @@ impl AdmWorker {
 
     /// `adm_send` to worker `dst`, or to the manager thread (`dst == n`).
     fn send(&self, h: &Handles, dst: usize, kind: MsgKind, payload: &[usize]) {
+        if kind == MsgKind::Steal {
+            // A manager's STEAL: the breakdown's steal match (`handle_mail`).
+            h.counters().count(Counter::StealAttempts, 1);
+        }
         self.shared().send(h.sleep(), dst, Msg::new(kind, h.index, payload));
     }
 
@@ -241,7 +245,11 @@ impl AdmWorker {
     /// reach its count.
     #[inline(always)]
     pub(crate) fn push_job(&self, h: &Handles, job: JobRef) {
-        h.hot.enqueue();
+        h.hot.enqueue_op(h.counters(), || self.push_uncounted(h, job))
+    }
+
+    #[inline(always)]
+    fn push_uncounted(&self, h: &Handles, job: JobRef) {
         if self.mail().gate.limit.load(Ordering::Relaxed) == 0 || self.private.len() + 1 >= self.report_at.get() {
             return self.push_slow(h, job);
         }
@@ -320,7 +328,21 @@ impl AdmWorker {
                 h.counters().count(Counter::Messages, 1);
                 let manager_msg = !matches!(m.kind, MsgKind::Task) && m.words[0] != WORKER;
                 h.counters().enter(if manager_msg { Bucket::HandlerManager } else { Bucket::HandlerWorker });
+                let (kind, victim, steals0) = (m.kind, m.words[0] == WORKER, h.counters().get(Counter::StealAttempts));
+                let t0 = crate::stats::clock();
                 self.on_message(h, m);
+                // Table 5's operations (`stats::Op`), timed one by one.
+                let op = match kind {
+                    MsgKind::Task => Some(Op::RecvTask),
+                    MsgKind::Steal if victim => Some(Op::SendTask),
+                    MsgKind::Steal | MsgKind::Update | MsgKind::VictimUpdate | MsgKind::StealerUpdate => {
+                        Some(if h.counters().get(Counter::StealAttempts) != steals0 { Op::StealMatch } else { Op::ManagerUpdate })
+                    }
+                    _ => None,
+                };
+                if let Some(op) = op {
+                    crate::stats::timed_since(h.counters(), op, t0);
+                }
             }
             // Reduction tokens this worker's managers received in this drain go
             // up together; if that was to itself (a higher level it hosts),

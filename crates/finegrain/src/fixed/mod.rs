@@ -111,7 +111,10 @@ impl FixedWorker {
 
     /// Give `job` to worker `to`'s inbox and wake it if it sleeps.
     pub(crate) fn give(&self, h: &Handles, to: usize, job: JobRef) {
-        h.hot.enqueue();
+        h.hot.enqueue_op(h.counters(), || self.give_uncounted(h, to, job))
+    }
+
+    fn give_uncounted(&self, h: &Handles, to: usize, job: JobRef) {
         let inbox = &self.shared().inboxes[to];
         {
             let mut q = lock(&inbox.queue);
@@ -170,8 +173,7 @@ impl Mechanism for FixedWorker {
             self.running.set(Running { root: true, dealt: r.dealt + 1 });
         }
         if to == h.index {
-            h.hot.enqueue();
-            self.own.borrow_mut().push(job);
+            h.hot.enqueue_op(h.counters(), || self.own.borrow_mut().push(job));
         } else {
             self.give(h, to, job);
         }

@@ -193,6 +193,15 @@ impl WorkerCounters {
         bump(&self.counts[_c as usize], _by);
     }
 
+    /// A counter's value (0 without the `stats` feature).
+    #[inline]
+    pub(crate) fn get(&self, _c: Counter) -> u64 {
+        #[cfg(feature = "stats")]
+        return self.counts[_c as usize].load(Ordering::Relaxed);
+        #[cfg(not(feature = "stats"))]
+        0
+    }
+
     /// Publish a counter the worker keeps in a private cell (hot counters).
     #[inline(always)]
     pub(crate) fn publish(&self, _c: Counter, _value: u64) {
@@ -396,6 +405,7 @@ impl WorkerCounters {
 /// documentation): `count = base + period - left`. The decrement and its
 /// test replace an increment on the fast path; everything else is cold.
 #[derive(Debug)]
+#[repr(C)]
 pub(crate) struct Countdown {
     /// Operations until the next sample; the one that brings it to 0 is sampled.
     pub(crate) left: Cell<u64>,
@@ -415,6 +425,7 @@ impl Countdown {
 
     /// Count one operation; `true` if it is to be sampled (then call
     /// [`Countdown::rearm`] or [`Countdown::retry`]).
+    #[cfg_attr(not(feature = "stats"), allow(dead_code))]
     #[inline(always)]
     pub(crate) fn due(&self) -> bool {
         let l = self.left.get().wrapping_sub(1);
@@ -448,6 +459,7 @@ impl Countdown {
     }
 
     /// Count `n` operations that are never sampled.
+    #[cfg_attr(not(feature = "stats"), allow(dead_code))]
     #[inline]
     pub(crate) fn add(&self, n: u64) {
         self.base.set(self.base.get().wrapping_add(n));
@@ -511,6 +523,40 @@ fn sample_one<R>(cd: &Countdown, c: &WorkerCounters, op: Op, f: impl FnOnce() ->
         None => cd.retry(),
     }
     r
+}
+
+/// Record a sampled `join`, whose enqueue took `enq` ticks and whose
+/// take-back took `deq` (`None`: crossed a transition). Both stand for the
+/// countdown's period; a join whose enqueue was not kept samples the next.
+#[cfg_attr(not(feature = "stats"), allow(dead_code))]
+#[cold]
+pub(crate) fn sampled_join(cd: &Countdown, c: &WorkerCounters, enq: Option<u64>, deq: Option<u64>) {
+    match enq {
+        Some(t) => {
+            let period = cd.rearm();
+            c.sampled(Op::Enqueue, period, t);
+            if let Some(d) = deq {
+                c.sampled(Op::Dequeue, period, d);
+            }
+        }
+        None => cd.retry(),
+    }
+}
+
+/// The clock, for [`timed_since`] (0 without the `stats` feature).
+#[inline(always)]
+pub(crate) fn clock() -> u64 {
+    #[cfg(feature = "stats")]
+    return timer::ticks();
+    #[cfg(not(feature = "stats"))]
+    0
+}
+
+/// Record one slow-path operation of kind `op` that started at `t0` ([`clock`]).
+#[inline]
+pub(crate) fn timed_since(_c: &WorkerCounters, _op: Op, _t0: u64) {
+    #[cfg(feature = "stats")]
+    _c.timed(_op, timer::ticks().saturating_sub(_t0).saturating_sub(timer::overhead()));
 }
 
 /// Time one slow-path operation `f` of kind `op` (`WorkerCounters::timed`).
@@ -860,6 +906,23 @@ impl Stats {
         let t = self.total();
         let all = t.total_ns().max(1) as f64;
         t.time_ns.map(|x| x as f64 / all)
+    }
+
+    /// Add `other`'s counters to these, row by row (the statistics of several
+    /// runs of one configuration on one pool).
+    pub fn add(&mut self, other: &Stats) {
+        if self.workers.len() < other.workers.len() {
+            self.workers.resize(other.workers.len(), WorkerStats::default());
+        }
+        for (a, b) in self.workers.iter_mut().zip(&other.workers) {
+            a.add(b);
+        }
+        match (&mut self.manager, &other.manager) {
+            (Some(a), Some(b)) => a.add(b),
+            (a @ None, Some(b)) => *a = Some(b.clone()),
+            _ => {}
+        }
+        self.enabled |= other.enabled;
     }
 
     /// `self - earlier`, counter by counter (what happened in between).

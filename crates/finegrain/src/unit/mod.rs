@@ -121,7 +121,10 @@ impl UnitWorker {
 
     /// Queue a task that runs at serial position `path`; returns its entry.
     pub(crate) fn push_at(&self, h: &Handles, job: JobRef, path: SerialPath) -> Entry {
-        h.hot.enqueue();
+        h.hot.enqueue_op(h.counters(), || self.push_at_uncounted(h, job, path))
+    }
+
+    fn push_at_uncounted(&self, h: &Handles, job: JobRef, path: SerialPath) -> Entry {
         // SAFETY: not yet visible to other threads.
         unsafe { JobHeader::prepare(job.as_ptr(), h.index) };
         if let UnitPolicy::Carbon(c) = self.policy {
