@@ -51,7 +51,7 @@ static NO_GATE: NoGate = NoGate(Gate {
     stack_hi: Cell::new(0),
     marks_end: Cell::new(ptr::null()),
     #[cfg(feature = "stats")]
-    joins: crate::stats::Countdown::new(0),
+    joins: crate::stats::Countdown::new(0, crate::stats::SAMPLE_PERIOD),
 });
 
 thread_local! {

@@ -21,9 +21,10 @@ pub struct Outcome {
     pub failures: Vec<String>,
     /// Whether the finegrain build counts scheduler events (its `stats` feature).
     pub stats_enabled: bool,
-    /// Per workload and finegrain configuration (in order of first run), the
-    /// statistics of its timed repetitions, added up (for `--ops`).
-    pub ops: Vec<(String, Stats)>,
+    /// Per workload and finegrain configuration (in the plan's order: by
+    /// workload, then configuration), the statistics of its timed
+    /// repetitions, added up (for `--ops`).
+    pub ops: Vec<((usize, usize), String, Stats)>,
     /// Runs whose per-worker buckets did not add up to the wall time within 2%.
     pub unbalanced: Vec<String>,
 }
@@ -121,10 +122,9 @@ fn run_workload(plan: &Plan, pools: &Pools, pb: &ProgressBar, wi: usize, w: &dyn
                             out.unbalanced.push(format!("{what}: {e}"));
                         }
                         if timed {
-                            let key = format!("{name} / {} / {} threads", plan.label(cfg.runtime), cfg.threads);
-                            match out.ops.iter_mut().find(|(k, _)| *k == key) {
-                                Some((_, acc)) => acc.add(s),
-                                None => out.ops.push((key, s.clone())),
+                            match out.ops.binary_search_by_key(&(wi, ci), |(k, _, _)| *k) {
+                                Ok(i) => out.ops[i].2.add(s),
+                                Err(i) => out.ops.insert(i, ((wi, ci), format!("{name} / {} / {} threads", plan.label(cfg.runtime), cfg.threads), s.clone())),
                             }
                         }
                     }

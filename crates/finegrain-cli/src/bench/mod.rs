@@ -98,7 +98,7 @@ pub fn main(args: &BenchArgs) -> Result<bool, Failure> {
     if plan.ops && outcome.stats_enabled {
         println!();
         println!("Per-operation costs (as in ADM, ASPLOS 2010, Table 5), summed over the timed repetitions; cycles = time-stamp-counter ticks");
-        for (key, s) in &outcome.ops {
+        for (_, key, s) in &outcome.ops {
             println!();
             println!("{key}");
             print!("{}", s.ops_table());

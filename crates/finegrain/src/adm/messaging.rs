@@ -334,7 +334,8 @@ impl AdmWorker {
                 // Table 5's operations (`stats::Op`), timed one by one.
                 let op = match kind {
                     MsgKind::Task => Some(Op::RecvTask),
-                    MsgKind::Steal if victim => Some(Op::SendTask),
+                    // Timed in `give_tasks`.
+                    MsgKind::Steal if victim => None,
                     MsgKind::Steal | MsgKind::Update | MsgKind::VictimUpdate | MsgKind::StealerUpdate => {
                         Some(if h.counters().get(Counter::StealAttempts) != steals0 { Op::StealMatch } else { Op::ManagerUpdate })
                     }
@@ -393,7 +394,13 @@ impl AdmWorker {
     /// Victim side of `STEAL`: send up to `k` of the oldest tasks to
     /// `stealer`: the oldest marked `join` continuations first (the outermost,
     /// usually the largest), then the oldest tasks of the private queue.
+    /// Table 5's "send task": timed one by one, whether a STEAL asked for
+    /// the tasks or a sleeper is fed directly.
     fn give_tasks(&self, h: &Handles, stealer: usize, k: usize) {
+        crate::stats::timed(h.counters(), Op::SendTask, || self.give_tasks_untimed(h, stealer, k))
+    }
+
+    fn give_tasks_untimed(&self, h: &Handles, stealer: usize, k: usize) {
         self.send_enqueue_tokens(h);
         let mut jobs: Vec<JobRef> = Vec::with_capacity(k.min(16));
         self.marks.take_oldest(self.marks.current_depth(), k, h.index, |j| jobs.push(j));

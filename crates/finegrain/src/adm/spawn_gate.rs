@@ -73,7 +73,7 @@ impl Gate {
             stack_hi: Cell::new(0),
             marks_end: Cell::new(std::ptr::null()),
             #[cfg(feature = "stats")]
-            joins: Countdown::new(0),
+            joins: Countdown::new(0, crate::stats::SAMPLE_PERIOD),
         }
     }
 
