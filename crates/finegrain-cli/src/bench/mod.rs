@@ -88,7 +88,11 @@ pub fn main(args: &BenchArgs) -> Result<bool, Failure> {
         print!("{}", (p.report)(&rows));
     }
     if outcome.stats_enabled {
-        println!("(breakdown: every bucket timed at its transitions; enqueue and dequeue sampled, 1 in ~{} operations timed, docs/benchmarks.md)", finegrain::stats::SAMPLE_PERIOD);
+        println!(
+            "(breakdown: every bucket timed at its transitions; enqueue and dequeue sampled: 1 in ~{} operations timed, 1 in ~{} under the central unit; docs/benchmarks.md)",
+            finegrain::stats::SAMPLE_PERIOD,
+            finegrain::stats::UNIT_SAMPLE_PERIOD
+        );
     } else {
         println!("(finegrain was built without its `stats` feature: no time breakdown)");
     }

@@ -18,9 +18,10 @@
 //! operation between two clock reads, subtracts the clock's own cost
 //! (`timer::overhead`) and charges `period x time` to the Enqueue or Dequeue
 //! bucket, taking it out of the bucket the worker was in (usually Task).
-//! Periods are drawn uniformly from [`SAMPLE_PERIOD`]` / 2 .. 3 x SAMPLE_PERIOD / 2`
-//! so that a regular recursion does not always sample the same kind of
-//! spawn. Counts stay exact (completed periods plus the part of the current
+//! Periods are drawn uniformly from `P / 2 .. 3P / 2` around the mechanism's
+//! mean `P` ([`sample_period`]: [`SAMPLE_PERIOD`] where the operations are
+//! lock-free, [`UNIT_SAMPLE_PERIOD`] for the central unit's locked ones), so
+//! that a regular recursion does not always sample the same kind of spawn. Counts stay exact (completed periods plus the part of the current
 //! one). A sample whose operation crossed a bucket transition (a push that
 //! ended up handling mail) is discarded and the next operation sampled
 //! instead. The scheduler operations of the ADM paper's Table 5 that run on
@@ -120,18 +121,23 @@ impl Op {
 
 /// Mean sampling period of enqueues and dequeues where they are lock-free
 /// (work-stealing deques, frame marks and private queues, `static`'s own
-/// queues; module documentation).
-pub const SAMPLE_PERIOD: u64 = 64;
+/// queues; module documentation). A sampled `join` costs four clock reads
+/// and its bookkeeping; one in 1024 keeps that near zero per `join`
+/// (`docs/benchmarks.md`, "Sampling").
+pub const SAMPLE_PERIOD: u64 = 1024;
 
-/// The sampling period of a mechanism's enqueues and dequeues: 1 (every one
-/// timed) for the central task unit, whose every operation takes a lock
-/// and costs several clock reads, and whose cost is heavy-tailed (a waiter
-/// behind a preempted holder waits a time slice), so that one sample in 64,
-/// weighted by 64, could outweigh the whole run (`docs/benchmarks.md`);
-/// [`SAMPLE_PERIOD`] elsewhere.
+/// Mean sampling period of the central task unit's enqueues and dequeues:
+/// each takes a lock, so it costs far more than a clock read and a sample
+/// is cheap; and its cost is heavy-tailed (a waiter behind a preempted
+/// holder waits out a time slice), so a long period would let a single
+/// sample stand for far more time than the run had.
+pub const UNIT_SAMPLE_PERIOD: u64 = 16;
+
+/// The sampling period of a mechanism's enqueues and dequeues (1 would time
+/// every one).
 pub fn sample_period(m: crate::policy::Mechanism) -> u64 {
     match m {
-        crate::policy::Mechanism::Unit => 1,
+        crate::policy::Mechanism::Unit => UNIT_SAMPLE_PERIOD,
         _ => SAMPLE_PERIOD,
     }
 }
@@ -543,7 +549,7 @@ pub(crate) fn counted<R>(_cd: &Countdown, _c: &WorkerCounters, _op: Op, f: impl 
 fn sample_one<R>(cd: &Countdown, c: &WorkerCounters, op: Op, f: impl FnOnce() -> R) -> R {
     let p = Probe::start(c);
     let r = f();
-    match p.stop(c).filter(|&t| cd.mean == 1 || t < PREEMPTED) {
+    match p.stop(c).filter(|&t| cd.mean <= UNIT_SAMPLE_PERIOD || t < PREEMPTED) {
         Some(t) => {
             let period = cd.rearm();
             c.sampled(op, period, t);
@@ -553,7 +559,8 @@ fn sample_one<R>(cd: &Countdown, c: &WorkerCounters, op: Op, f: impl FnOnce() ->
     r
 }
 
-/// A sampled lock-free operation that took this many ticks or more was
+/// A sampled lock-free operation (sampled 1 in [`SAMPLE_PERIOD`]; the
+/// central unit's, which wait on a lock, are all kept) that took this many ticks or more was
 /// interrupted (the thread descheduled, a page fault): weighted by its
 /// period it would stand for that interruption dozens of times, so it is
 /// discarded and the next operation sampled (`docs/benchmarks.md`).
@@ -565,7 +572,7 @@ pub(crate) const PREEMPTED: u64 = 1 << 17;
 #[cfg_attr(not(feature = "stats"), allow(dead_code))]
 #[cold]
 pub(crate) fn sampled_join(cd: &Countdown, c: &WorkerCounters, enq: Option<u64>, deq: Option<u64>) {
-    let ok = |t: &u64| cd.mean == 1 || *t < PREEMPTED;
+    let ok = |t: &u64| cd.mean <= UNIT_SAMPLE_PERIOD || *t < PREEMPTED;
     let (enq, deq) = (enq.filter(ok), deq.filter(ok));
     match enq {
         Some(t) => {
@@ -689,7 +696,7 @@ pub struct OpStats {
     /// Operations performed (exact).
     pub count: u64,
     /// Operations timed (all of them for slow-path operations, about one in
-    /// [`SAMPLE_PERIOD`] for enqueues and dequeues).
+    /// [`sample_period`] for enqueues and dequeues).
     pub samples: u64,
     /// Ticks of the timed operations, the clock's own cost subtracted.
     pub sample_ticks: u64,
@@ -1101,10 +1108,10 @@ mod tests {
         assert!(w.sum_error() < 0.001);
     }
 
-    /// The countdown counts exactly and samples about one in `SAMPLE_PERIOD`.
+    /// The countdown counts exactly and samples about one in its mean period.
     #[test]
     fn countdown_counts_exactly() {
-        let cd = Countdown::new(7, SAMPLE_PERIOD);
+        let cd = Countdown::new(7, 64);
         let (mut sampled, mut retried) = (0u64, false);
         for i in 0..100_000u64 {
             if cd.due() {
@@ -1121,7 +1128,7 @@ mod tests {
         }
         cd.add(5);
         assert_eq!(cd.count(), 100_005);
-        let expect = 100_000 / SAMPLE_PERIOD;
+        let expect = 100_000 / 64;
         assert!(sampled > expect * 9 / 10 && sampled < expect * 11 / 10, "{sampled} samples");
     }
 }
