@@ -25,9 +25,11 @@ fn work(i: usize) -> u64 {
     std::hint::black_box(x)
 }
 
-/// A small mix: a join tree, a scope of spawns, a parallel loop.
+/// A small mix: a join tree, a scope of spawns, a parallel loop; long
+/// enough (some 10^5 joins) that the sampled queue operations (one in about
+/// a thousand) are estimated from a hundred samples or more.
 fn workload() {
-    assert_eq!(fib(20), 6765);
+    assert_eq!(fib(25), 75025);
     scope(|s| {
         for i in 0..500 {
             s.spawn(move |_| {
@@ -53,8 +55,21 @@ fn measured(spec: &str, threads: usize) -> Stats {
 
 fn measured_with(spec: &str, threads: usize, f: fn()) -> Stats {
     let pool = Pool::new(threads, spec).unwrap_or_else(|e| panic!("{spec}: {e}"));
-    pool.install(f);
     let ((), s) = pool.measure(f);
+    s
+}
+
+/// Measure `bigger` at 2 workers until `op` happened (a short run may
+/// leave one worker asleep throughout), at most 20 times.
+fn until(spec: &str, op: Op) -> Stats {
+    let pool = Pool::new(2, spec).unwrap();
+    let mut s = pool.measure(bigger).1;
+    for _ in 0..20 {
+        if s.total().ops[op as usize].count > 0 {
+            break;
+        }
+        s.add(&pool.measure(bigger).1);
+    }
     s
 }
 
@@ -119,15 +134,7 @@ fn queue_operations_are_sampled_everywhere() {
 #[test]
 fn slow_path_operations_are_timed() {
     for spec in ["adm-central", "adm-hier", "adm-central:manager=dedicated"] {
-        // Until a task has moved (a short run may leave one worker asleep).
-        let pool = Pool::new(2, spec).unwrap();
-        let mut s = pool.measure(bigger).1;
-        for _ in 0..20 {
-            if s.total().ops[Op::RecvTask as usize].count > 0 {
-                break;
-            }
-            s.add(&pool.measure(bigger).1);
-        }
+        let s = until(spec, Op::RecvTask);
         let t = s.total();
         for op in [Op::SendTask, Op::RecvTask] {
             assert!(t.ops[op as usize].count > 0, "{spec}: no {}: {}", op.name(), s.ops_table());
@@ -140,6 +147,6 @@ fn slow_path_operations_are_timed() {
         }
         assert!(s.ops_table().contains("send_task"));
     }
-    let s = measured_with("ws", 2, bigger);
+    let s = until("ws", Op::Steal);
     assert!(s.total().ops[Op::Steal as usize].count > 0, "ws: no steal timed: {}", s.ops_table());
 }

@@ -492,6 +492,16 @@ impl Countdown {
         self.left.set(1);
     }
 
+    /// Samples this long or longer are discarded: [`PREEMPTED`] for
+    /// lock-free operations, [`PREEMPTED_LOCKED`] for the central unit's.
+    fn discard_above(&self) -> u64 {
+        if self.mean <= UNIT_SAMPLE_PERIOD {
+            PREEMPTED_LOCKED
+        } else {
+            PREEMPTED
+        }
+    }
+
     /// Count `n` operations that are never sampled.
     #[cfg_attr(not(feature = "stats"), allow(dead_code))]
     #[inline]
@@ -549,7 +559,7 @@ pub(crate) fn counted<R>(_cd: &Countdown, _c: &WorkerCounters, _op: Op, f: impl 
 fn sample_one<R>(cd: &Countdown, c: &WorkerCounters, op: Op, f: impl FnOnce() -> R) -> R {
     let p = Probe::start(c);
     let r = f();
-    match p.stop(c).filter(|&t| cd.mean <= UNIT_SAMPLE_PERIOD || t < PREEMPTED) {
+    match p.stop(c).filter(|&t| t < cd.discard_above()) {
         Some(t) => {
             let period = cd.rearm();
             c.sampled(op, period, t);
@@ -559,12 +569,21 @@ fn sample_one<R>(cd: &Countdown, c: &WorkerCounters, op: Op, f: impl FnOnce() ->
     r
 }
 
-/// A sampled lock-free operation (sampled 1 in [`SAMPLE_PERIOD`]; the
-/// central unit's, which wait on a lock, are all kept) that took this many ticks or more was
-/// interrupted (the thread descheduled, a page fault): weighted by its
-/// period it would stand for that interruption dozens of times, so it is
-/// discarded and the next operation sampled (`docs/benchmarks.md`).
-pub(crate) const PREEMPTED: u64 = 1 << 17;
+/// A sampled lock-free operation (sampled 1 in about [`SAMPLE_PERIOD`]; the
+/// central unit's, which wait on a lock, are all kept) that took this many
+/// ticks or more (about 400 ns at this machine's 2.4 ticks per ns, more
+/// than a few cache misses) was interrupted or made a system call (the
+/// thread descheduled, a page fault, a wake-up of a sleeping worker):
+/// weighted by its period it would stand for that event a thousand times,
+/// so it is discarded and the next operation sampled. The time of such
+/// events stays in the bucket they happened in (`docs/benchmarks.md`).
+pub(crate) const PREEMPTED: u64 = 1 << 10;
+
+/// The same for the central unit's operations, which may legitimately wait
+/// for the lock: about 13 us, far beyond a contended hand-over of the lock
+/// between two running threads, within reach only of a holder that was
+/// descheduled (an artefact of a shared machine, not of the algorithm).
+pub(crate) const PREEMPTED_LOCKED: u64 = 1 << 15;
 
 /// Record a sampled `join`, whose enqueue took `enq` ticks and whose
 /// take-back took `deq` (`None`: crossed a transition). Both stand for the
@@ -572,7 +591,7 @@ pub(crate) const PREEMPTED: u64 = 1 << 17;
 #[cfg_attr(not(feature = "stats"), allow(dead_code))]
 #[cold]
 pub(crate) fn sampled_join(cd: &Countdown, c: &WorkerCounters, enq: Option<u64>, deq: Option<u64>) {
-    let ok = |t: &u64| cd.mean <= UNIT_SAMPLE_PERIOD || *t < PREEMPTED;
+    let ok = |t: &u64| *t < cd.discard_above();
     let (enq, deq) = (enq.filter(ok), deq.filter(ok));
     match enq {
         Some(t) => {
