@@ -45,15 +45,15 @@ use std::fmt::Write as _;
 pub enum Bucket {
     /// Running task code.
     Task = 0,
-    /// Pushing tasks (counted x measured cost per push).
+    /// Pushing tasks (sampled: one push in about [`sample_period`] is timed).
     Enqueue = 1,
-    /// Popping its own tasks (counted x measured cost per pop).
+    /// Popping its own tasks (sampled as pushes are).
     Dequeue = 2,
     /// Looking for work in a round that found some.
     StealOk = 3,
     /// Looking for work in rounds that found none.
     StealFail = 4,
-    /// Parked with nothing to do.
+    /// Idle with nothing to do: spinning or yielding between searches, or parked.
     Starved = 5,
     /// Handling scheduler messages, as a worker.
     HandlerWorker = 6,
