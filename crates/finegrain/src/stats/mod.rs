@@ -493,10 +493,11 @@ impl Countdown {
     }
 
     /// Samples this long or longer are discarded: [`PREEMPTED`] for
-    /// lock-free operations, [`PREEMPTED_LOCKED`] for the central unit's.
+    /// lock-free operations; none for the central unit's, whose long waits
+    /// for the lock are time really spent in the operation.
     fn discard_above(&self) -> u64 {
         if self.mean <= UNIT_SAMPLE_PERIOD {
-            PREEMPTED_LOCKED
+            u64::MAX
         } else {
             PREEMPTED
         }
@@ -570,7 +571,8 @@ fn sample_one<R>(cd: &Countdown, c: &WorkerCounters, op: Op, f: impl FnOnce() ->
 }
 
 /// A sampled lock-free operation (sampled 1 in about [`SAMPLE_PERIOD`]; the
-/// central unit's, which wait on a lock, are all kept) that took this many
+/// central unit's, which wait on a lock, are all kept: a wait behind a
+/// holder that was descheduled is time the worker spent in the operation) that took this many
 /// ticks or more (about 400 ns at this machine's 2.4 ticks per ns, more
 /// than a few cache misses) was interrupted or made a system call (the
 /// thread descheduled, a page fault, a wake-up of a sleeping worker):
@@ -578,12 +580,6 @@ fn sample_one<R>(cd: &Countdown, c: &WorkerCounters, op: Op, f: impl FnOnce() ->
 /// so it is discarded and the next operation sampled. The time of such
 /// events stays in the bucket they happened in (`docs/benchmarks.md`).
 pub(crate) const PREEMPTED: u64 = 1 << 10;
-
-/// The same for the central unit's operations, which may legitimately wait
-/// for the lock: about 13 us, far beyond a contended hand-over of the lock
-/// between two running threads, within reach only of a holder that was
-/// descheduled (an artefact of a shared machine, not of the algorithm).
-pub(crate) const PREEMPTED_LOCKED: u64 = 1 << 15;
 
 /// Record a sampled `join`, whose enqueue took `enq` ticks and whose
 /// take-back took `deq` (`None`: crossed a transition). Both stand for the
