@@ -88,7 +88,11 @@ fn buckets_add_up_to_wall_time_in_every_row() {
             assert!(s.enabled);
             s.check_sums(0.02).unwrap_or_else(|e| panic!("x{threads}: {e}\n{}", s.to_json()));
             let t = s.total();
-            assert!(t.time(Bucket::Task) > 0, "{spec} x{threads}: no task time: {s}");
+            // Task time was charged at the transitions (before the sampled
+            // queue operations are moved out of it: in a short run on a
+            // loaded machine one sample, weighted by its period, can exceed
+            // the task time, which is then shown as 0; docs/benchmarks.md).
+            assert!(t.raw_ns[Bucket::Task as usize] > 0, "{spec} x{threads}: no task time: {s}");
             assert!(t.tasks_run > 0 && t.enqueues > 0, "{spec} x{threads}: {s}");
             // Every row spans the measured region: none is much shorter than
             // the longest (a row that stopped counting would be).
