@@ -13,7 +13,7 @@
 //!
 //! Enqueue and dequeue on the fast path take a few nanoseconds, less than one
 //! read of the clock (`docs/benchmarks.md`), so they are *sampled*: the
-//! per-operation counter is a countdown ([`Countdown`]) whose decrement
+//! per-operation counter is a countdown (`Countdown`) whose decrement
 //! replaces the increment; when it reaches zero, a cold path performs that one
 //! operation between two clock reads, subtracts the clock's own cost
 //! (`timer::overhead`) and charges `period x time` to the Enqueue or Dequeue
