@@ -275,6 +275,7 @@ where
     let p = Probe::start(c);
     mark.set(Some(StackJob::<JobLatch, B, RB>::ENTRY));
     let enq = p.stop(c);
+    let period = crate::stats::sampled_join_enqueue(&g.joins, c, enq);
     let guard = MarkGuard { job, mark };
     if SLOW {
         join_slow_duties(d);
@@ -287,7 +288,7 @@ where
         mark.set(None);
     }
     let deq = p.stop(c);
-    crate::stats::sampled_join(&g.joins, c, enq, deq);
+    crate::stats::sampled_join_dequeue(&g.joins, c, period, deq);
     // SAFETY: as in `join_marked`.
     let rb = if ours { unsafe { job.run_inline() } } else { mark_taken(job) };
     (ra, rb)
@@ -478,13 +479,14 @@ where
     let p = Probe::start(c);
     m.push_uncounted(&wt.h, job_ref);
     let enq = p.stop(c);
+    let period = crate::stats::sampled_join_enqueue(&wt.h.hot.enq, c, enq);
     let guard = JoinGuard::<B, RB, false> { job };
     let ra = a();
     mem::forget(guard);
     let p = Probe::start(c);
     let popped = m.pop_newest();
     let deq = p.stop(c);
-    crate::stats::sampled_join(&wt.h.hot.enq, c, enq, deq);
+    crate::stats::sampled_join_dequeue(&wt.h.hot.enq, c, period, deq);
     let rb = match popped {
         Some(j) if j == job_ref => {
             wt.h.hot.task_run();

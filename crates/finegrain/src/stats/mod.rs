@@ -581,23 +581,34 @@ fn sample_one<R>(cd: &Countdown, c: &WorkerCounters, op: Op, f: impl FnOnce() ->
 /// events stays in the bucket they happened in (`docs/benchmarks.md`).
 pub(crate) const PREEMPTED: u64 = 1 << 10;
 
-/// Record a sampled `join`, whose enqueue took `enq` ticks and whose
-/// take-back took `deq` (`None`: crossed a transition). Both stand for the
-/// countdown's period; a join whose enqueue was not kept samples the next.
+/// Record a sampled `join`'s enqueue, which took `enq` ticks (`None`:
+/// crossed a transition), before the join runs its first half: the
+/// countdown must be re-armed before the joins nested in that half count
+/// on it. Returns the period the sample stands for, for
+/// [`sampled_join_dequeue`]; a join whose enqueue was not kept samples
+/// the next.
 #[cfg_attr(not(feature = "stats"), allow(dead_code))]
 #[cold]
-pub(crate) fn sampled_join(cd: &Countdown, c: &WorkerCounters, enq: Option<u64>, deq: Option<u64>) {
-    let ok = |t: &u64| *t < cd.discard_above();
-    let (enq, deq) = (enq.filter(ok), deq.filter(ok));
-    match enq {
+pub(crate) fn sampled_join_enqueue(cd: &Countdown, c: &WorkerCounters, enq: Option<u64>) -> Option<u64> {
+    match enq.filter(|t| *t < cd.discard_above()) {
         Some(t) => {
             let period = cd.rearm();
             c.sampled(Op::Enqueue, period, t);
-            if let Some(d) = deq {
-                c.sampled(Op::Dequeue, period, d);
-            }
+            Some(period)
         }
-        None => cd.retry(),
+        None => {
+            cd.retry();
+            None
+        }
+    }
+}
+
+/// Record the take-back of a join whose enqueue was sampled with `period`.
+#[cfg_attr(not(feature = "stats"), allow(dead_code))]
+#[cold]
+pub(crate) fn sampled_join_dequeue(cd: &Countdown, c: &WorkerCounters, period: Option<u64>, deq: Option<u64>) {
+    if let (Some(p), Some(d)) = (period, deq.filter(|t| *t < cd.discard_above())) {
+        c.sampled(Op::Dequeue, p, d);
     }
 }
 
