@@ -116,6 +116,12 @@ pub struct BenchArgs {
     /// Skip the SVG/PNG plots.
     #[arg(long)]
     pub no_plots: bool,
+    /// Also print, per workload, policy and thread count, the per-operation
+    /// costs of the ADM paper's Table 5 (enqueue, dequeue, steal, manager
+    /// update, steal match, send task, receive task), in cycles and ns,
+    /// measured in the timed repetitions (`docs/cli.md`).
+    #[arg(long)]
+    pub ops: bool,
 }
 
 #[derive(Args, Debug, Clone)]

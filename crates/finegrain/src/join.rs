@@ -29,6 +29,8 @@ use crate::adm::AdmWorker;
 use crate::fixed::FixedWorker;
 use crate::job::{JobHeader, JobRef, StackJob};
 use crate::mechanism::Mechanism;
+#[cfg(feature = "stats")]
+use crate::stats::Probe;
 use crate::sync::Ordering;
 use crate::unit::UnitWorker;
 use crate::worker::{JobLatch, Local, WorkerThread};
@@ -232,11 +234,15 @@ where
     // (slow path), and the limit never exceeds the bound, so `marks_end - d`
     // is a word of this worker's mark region, which only this thread touches.
     let mark = unsafe { &*g.marks_end.get().cast::<Mark>().wrapping_byte_sub(d) };
+    // Counting the join (`Gate::joins`) also picks the ones to time.
+    #[cfg(feature = "stats")]
+    if g.joins.due() {
+        return join_marked_sampled::<_, _, _, _, SLOW>(g, job, mark, d, a);
+    }
     // The job is complete in memory before its mark appears: an interrupt
     // handler on this thread may take it as soon as it does (`adm/interrupt.rs`).
     std::sync::atomic::compiler_fence(Ordering::Release);
     mark.set(Some(StackJob::<JobLatch, B, RB>::ENTRY));
-    g.count_join();
     // From here on the mark is live: the guard settles it on any unwinding.
     let guard = MarkGuard { job, mark };
     if SLOW {
@@ -262,6 +268,49 @@ where
     } else {
         mark_taken(job)
     };
+    (ra, rb)
+}
+
+/// `join_marked` for a join the gate's countdown picked: the mark's store
+/// (the enqueue) and its check and clear after `a` (the take-back) each
+/// between two clock reads (`stats/mod.rs`).
+#[cfg(feature = "stats")]
+#[cold]
+#[inline(never)]
+fn join_marked_sampled<A, B, RA, RB, const SLOW: bool>(g: &Gate, job: &StackJob<JobLatch, B, RB>, mark: &Mark, d: usize, a: A) -> (RA, RB)
+where
+    A: FnOnce() -> RA + Send,
+    B: FnOnce() -> RB + Send,
+    RA: Send,
+    RB: Send,
+{
+    // SAFETY: a marked join runs on a worker; the current one is live.
+    let c = unsafe { (*WorkerThread::current()).counters() };
+    let p = Probe::start(c);
+    // As in `join_marked`: the job is complete before its mark appears.
+    std::sync::atomic::compiler_fence(Ordering::Release);
+    mark.set(Some(StackJob::<JobLatch, B, RB>::ENTRY));
+    let enq = p.stop(c);
+    let period = crate::stats::sampled_join_enqueue(&g.joins, c, enq);
+    let guard = MarkGuard { job, mark };
+    if SLOW {
+        join_slow_duties(d);
+    }
+    let ra = a();
+    mem::forget(guard);
+    let p = Probe::start(c);
+    // SAFETY: as in `join_marked` (the handler leaves this mark alone).
+    unsafe { FrameMarks::open_window(mark) };
+    let ours = mark.get().is_some();
+    if ours {
+        mark.set(None);
+    }
+    // SAFETY: as above.
+    unsafe { FrameMarks::close_window(mark) };
+    let deq = p.stop(c);
+    crate::stats::sampled_join_dequeue(&g.joins, c, period, deq);
+    // SAFETY: as in `join_marked`.
+    let rb = if ours { unsafe { job.run_inline() } } else { mark_taken(job) };
     (ra, rb)
 }
 
@@ -417,12 +466,53 @@ where
     let job_ref = job.as_job_ref();
     // SAFETY: not yet visible to other threads.
     unsafe { JobHeader::prepare(job_ref.as_ptr(), wt.index) };
-    m.push_job(&wt.h, job_ref);
+    // Counting the push also picks the joins to time (`stats/mod.rs`).
+    #[cfg(feature = "stats")]
+    if wt.h.hot.enq.due() {
+        return join_ws_sampled(wt, m, job, a);
+    }
+    m.push_uncounted(&wt.h, job_ref);
     let guard = JoinGuard::<B, RB, false> { job };
     let ra = a();
     mem::forget(guard);
     // The common case: `b` is still the newest task here.
     let rb = match m.pop_newest() {
+        Some(j) if j == job_ref => {
+            wt.h.hot.task_run();
+            // SAFETY: we popped our own job, so nobody else has it.
+            unsafe { job.run_inline() }
+        }
+        other => take_back_slow(wt, job, other),
+    };
+    (ra, rb)
+}
+
+/// `join_ws` for a join the countdown picked: its push and its take-back
+/// each between two clock reads.
+#[cfg(feature = "stats")]
+#[cold]
+#[inline(never)]
+fn join_ws_sampled<A, B, RA, RB>(wt: &WorkerThread, m: &WsWorker, job: &StackJob<JobLatch, B, RB>, a: A) -> (RA, RB)
+where
+    A: FnOnce() -> RA + Send,
+    B: FnOnce() -> RB + Send,
+    RA: Send,
+    RB: Send,
+{
+    let job_ref = job.as_job_ref();
+    let c = wt.counters();
+    let p = Probe::start(c);
+    m.push_uncounted(&wt.h, job_ref);
+    let enq = p.stop(c);
+    let period = crate::stats::sampled_join_enqueue(&wt.h.hot.enq, c, enq);
+    let guard = JoinGuard::<B, RB, false> { job };
+    let ra = a();
+    mem::forget(guard);
+    let p = Probe::start(c);
+    let popped = m.pop_newest();
+    let deq = p.stop(c);
+    crate::stats::sampled_join_dequeue(&wt.h.hot.enq, c, period, deq);
+    let rb = match popped {
         Some(j) if j == job_ref => {
             wt.h.hot.task_run();
             // SAFETY: we popped our own job, so nobody else has it.
@@ -449,7 +539,7 @@ where
     let ra = a();
     mem::forget(guard);
     m.join_after_a(&entry);
-    let rb = if m.take_back(&wt.h, &entry) {
+    let rb = if wt.h.hot.dequeue_op(wt.counters(), || m.take_back(&wt.h, &entry)) {
         wt.h.hot.task_run();
         // SAFETY: we took our own job back, so nobody else has it.
         unsafe { job.run_inline() }
@@ -480,7 +570,7 @@ where
     let guard = JoinGuard::<B, RB, false> { job };
     let ra = a();
     mem::forget(guard);
-    let rb = match m.pop_newest() {
+    let rb = match wt.h.hot.dequeue_op(wt.counters(), || m.pop_newest()) {
         Some(j) if j == job_ref => {
             wt.h.hot.task_run();
             // SAFETY: we popped our own job, so nobody else has it.

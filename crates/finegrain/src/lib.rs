@@ -129,6 +129,6 @@ cfg_runtime! {
         priority::with_priority,
         scope::{scope, Scope},
         space::{Extents, Replay, SpaceRun, TaskSpace},
-        stats::{trace::{Span, Trace}, Bucket, Stats, WorkerStats},
+        stats::{trace::{Span, Trace}, Bucket, Op, OpStats, Stats, WorkerStats},
     };
 }

@@ -35,7 +35,7 @@ impl Handles {
     /// # Safety
     /// The three pointees outlive the handles.
     pub(crate) unsafe fn new(index: usize, workers: usize, policy: &Policy, sleep: &Sleep, counters: &WorkerCounters) -> Handles {
-        Handles { index, workers, policy, sleep, counters, hot: HotCounters::default() }
+        Handles { index, workers, policy, sleep, counters, hot: HotCounters::new(index as u64, crate::stats::sample_period(policy.mechanism())) }
     }
 
     #[inline(always)]

@@ -10,7 +10,7 @@
 
 use crate::job::{JobHeader, JobRef, Latch, StackJob};
 use crate::latch::LockLatch;
-use crate::policy::{Mechanism, Policy, PolicyKind};
+use crate::policy::{Policy, PolicyKind};
 use crate::sleep::Sleep;
 use crate::stats::trace::Span;
 use crate::stats::{Stats, WorkerCounters};
@@ -76,8 +76,6 @@ pub(crate) struct Registry {
     /// Ticks at pool start, the origin of trace timestamps.
     pub(crate) epoch: u64,
     pub(crate) stats_baseline: Mutex<Option<Stats>>,
-    /// Measured ns per (push, pop), for the breakdown.
-    op_ns: (f64, f64),
 }
 
 impl Registry {
@@ -87,13 +85,6 @@ impl Registry {
             PolicyKind::Adm(a) => MechShared::Adm(adm::Shared::new(n, a)),
             PolicyKind::Unit(_) => MechShared::Unit(unit::Shared::new(n)),
             PolicyKind::Fixed => MechShared::Fixed(fixed::Shared::new(n)),
-        };
-        let op_ns = match policy.mechanism() {
-            _ if !cfg!(feature = "stats") => (0.0, 0.0),
-            Mechanism::Ws => ws::op_costs(),
-            Mechanism::Adm => adm::op_costs(),
-            Mechanism::Unit => unit::op_costs(),
-            Mechanism::Fixed => fixed::op_costs(),
         };
         Registry {
             policy,
@@ -106,7 +97,6 @@ impl Registry {
             trace: trace.then(|| (0..n).map(|_| Mutex::new(Vec::new())).collect()),
             epoch: crate::stats::timer::ticks(),
             stats_baseline: Mutex::new(None),
-            op_ns,
         }
     }
 
@@ -248,7 +238,8 @@ impl Registry {
     pub(crate) fn snapshot(&self) -> Stats {
         Stats {
             policy: self.policy.canonical(),
-            workers: self.counters.iter().map(|c| c.snapshot(self.op_ns)).collect(),
+            workers: self.counters.iter().map(|c| c.snapshot()).collect(),
+            manager: self.adm().and_then(|s| s.dedicated()).map(|d| d.counters.snapshot()),
             enabled: cfg!(feature = "stats"),
         }
     }

@@ -51,7 +51,7 @@ static NO_GATE: NoGate = NoGate(Gate {
     stack_hi: Cell::new(0),
     marks_end: Cell::new(ptr::null()),
     #[cfg(feature = "stats")]
-    joins: Cell::new(0),
+    joins: crate::stats::Countdown::new(0, crate::stats::SAMPLE_PERIOD),
 });
 
 thread_local! {
@@ -393,7 +393,13 @@ impl WorkerThread {
             if done() {
                 break;
             }
-            match idle.next(failed, m.nothing_left()) {
+            let action = idle.next(failed, m.nothing_left());
+            if !matches!(action, IdleAction::Park) {
+                // Waiting for work to appear is starvation, not a steal
+                // (`stats/`): the next search moves back to StealFail.
+                self.counters().enter(Bucket::Starved);
+            }
+            match action {
                 IdleAction::Spin { pauses } => {
                     for _ in 0..pauses {
                         if m.signal() {
@@ -434,7 +440,7 @@ impl WorkerThread {
                     if M::POP_IS_SEARCH {
                         self.counters().enter(Bucket::StealFail);
                     }
-                    m.pop(h)
+                    h.hot.dequeue_op(self.counters(), || m.pop(h))
                 }
                 Source::OwnMarks if *own_marks => {
                     let t = m.find(h, source, true);

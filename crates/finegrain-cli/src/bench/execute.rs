@@ -21,6 +21,12 @@ pub struct Outcome {
     pub failures: Vec<String>,
     /// Whether the finegrain build counts scheduler events (its `stats` feature).
     pub stats_enabled: bool,
+    /// Per workload and finegrain configuration (in the plan's order: by
+    /// workload, then configuration), the statistics of its timed
+    /// repetitions, added up (for `--ops`).
+    pub ops: Vec<((usize, usize), String, Stats)>,
+    /// Runs whose per-worker buckets did not add up to the wall time within 2%.
+    pub unbalanced: Vec<String>,
 }
 
 /// The result of one run of one configuration.
@@ -112,6 +118,15 @@ fn run_workload(plan: &Plan, pools: &Pools, pb: &ProgressBar, wi: usize, w: &dyn
                     }
                     if let Some(s) = &stats {
                         out.stats_enabled |= s.enabled;
+                        if let Err(e) = s.check_sums(0.02) {
+                            out.unbalanced.push(format!("{what}: {e}"));
+                        }
+                        if timed {
+                            match out.ops.binary_search_by_key(&(wi, ci), |(k, _, _)| *k) {
+                                Ok(i) => out.ops[i].2.add(s),
+                                Err(i) => out.ops.insert(i, ((wi, ci), format!("{name} / {} / {} threads", plan.label(cfg.runtime), cfg.threads), s.clone())),
+                            }
+                        }
                     }
                     if timed {
                         out.records.push(RunRecord {

@@ -87,8 +87,26 @@ pub fn main(args: &BenchArgs) -> Result<bool, Failure> {
         println!();
         print!("{}", (p.report)(&rows));
     }
-    if !outcome.stats_enabled {
+    if outcome.stats_enabled {
+        println!(
+            "(breakdown: every bucket timed at its transitions; enqueue and dequeue sampled: 1 in ~{} operations timed, 1 in ~{} under the central unit; docs/benchmarks.md)",
+            finegrain::stats::SAMPLE_PERIOD,
+            finegrain::stats::UNIT_SAMPLE_PERIOD
+        );
+    } else {
         println!("(finegrain was built without its `stats` feature: no time breakdown)");
+    }
+    for u in &outcome.unbalanced {
+        eprintln!("finegrain: warning: breakdown does not add up: {u}");
+    }
+    if plan.ops && outcome.stats_enabled {
+        println!();
+        println!("Per-operation costs (as in ADM, ASPLOS 2010, Table 5), summed over the timed repetitions; cycles = time-stamp-counter ticks");
+        for (_, key, s) in &outcome.ops {
+            println!();
+            println!("{key}");
+            print!("{}", s.ops_table());
+        }
     }
 
     let csv = plan.out.join("results.csv");

@@ -47,6 +47,8 @@ pub struct Plan {
     /// Why requested peers will not run (missing executables), said once.
     pub peer_notes: Vec<String>,
     pub plots: bool,
+    /// Print the per-operation cost tables (`--ops`).
+    pub ops: bool,
     /// `--input`: the file every workload runs on instead of its generated input.
     pub input: Option<InputFile>,
 }
@@ -83,6 +85,7 @@ impl Plan {
             peers,
             peer_notes,
             plots: !a.no_plots,
+            ops: a.ops,
             input,
         })
     }

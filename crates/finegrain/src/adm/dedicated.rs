@@ -11,6 +11,9 @@ pub(crate) struct Dedicated {
     sleeping: CachePadded<AtomicBool>,
     woken: Signal,
     pub(crate) stop: AtomicBool,
+    /// The manager thread's own row of the time breakdown (`stats/`): it
+    /// handles messages (HandlerManager) or waits for them (Starved).
+    pub(crate) counters: CachePadded<crate::stats::WorkerCounters>,
 }
 
 impl Dedicated {
@@ -20,6 +23,7 @@ impl Dedicated {
             sleeping: CachePadded::new(AtomicBool::new(false)),
             woken: Signal::new(),
             stop: AtomicBool::new(false),
+            counters: CachePadded::new(crate::stats::WorkerCounters::new()),
         }
     }
 

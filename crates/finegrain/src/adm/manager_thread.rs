@@ -37,6 +37,7 @@ use super::shared::{Shared, WORKER};
 use super::tokens;
 use crate::policy::adm::{route, Action, ManagerNode, PhaseTokens, Route, Tree};
 use crate::sleep::Sleep;
+use crate::stats::{Bucket, Counter, Op};
 use crate::sync::Ordering;
 use std::collections::VecDeque;
 
@@ -59,6 +60,9 @@ struct Managers<'r> {
     events: VecDeque<Event>,
     /// This thread's address in messages.
     me: usize,
+    /// `STEAL`s sent so far: a message whose handling sent one was a steal
+    /// match (the time breakdown's `Op::StealMatch`).
+    steals_sent: u64,
 }
 
 /// Run `work` (worker 0's main loop) with the manager thread beside it: the
@@ -87,16 +91,26 @@ fn run(shared: &Shared, sleep: &Sleep, dm: &Dedicated) {
     let n = shared.workers();
     let tree = shared.params().tree(n);
     let nodes = shared.params().all_managers(n);
-    let mut m = Managers { shared, sleep, tree, nodes, events: VecDeque::new(), me: n };
+    let mut m = Managers { shared, sleep, tree, nodes, events: VecDeque::new(), me: n, steals_sent: 0 };
+    // Its own row of the breakdown: handling (HandlerManager) or waiting.
+    let c = &*dm.counters;
     while !dm.stop.load(Ordering::Acquire) {
         if !dm.mailbox.has_mail() {
+            c.enter(Bucket::Starved);
             dm.park();
             continue;
         }
+        c.enter(Bucket::HandlerManager);
         dm.mailbox.begin_drain();
         while let Some(msg) = dm.mailbox.recv() {
+            c.count(Counter::Messages, 1);
+            let (kind, steals0) = (msg.kind, m.steals_sent);
+            let t0 = crate::stats::clock();
             m.on_worker_message(msg);
             m.run_events();
+            if matches!(kind, MsgKind::Update | MsgKind::VictimUpdate | MsgKind::StealerUpdate) {
+                crate::stats::timed_since(c, if m.steals_sent != steals0 { Op::StealMatch } else { Op::ManagerUpdate }, t0);
+            }
         }
         // Tokens the level-0 (and inner) managers received in this drain go up
         // together, as with worker-hosted managers.
@@ -175,7 +189,10 @@ impl Managers<'_> {
         let tree = self.tree;
         for r in actions.into_iter().flat_map(|a| route(&tree, level, part, a)) {
             match r {
-                Route::StealWorker { victim, stealer, k } => self.send(victim, MsgKind::Steal, &[WORKER, stealer, k]),
+                Route::StealWorker { victim, stealer, k } => {
+                    self.steals_sent += 1;
+                    self.send(victim, MsgKind::Steal, &[WORKER, stealer, k])
+                }
                 Route::StealPartition { level, part, stealer_first, k } => self.events.push_back(Event::Steal { level, part, stealer_first, k }),
                 Route::Update { level, part, child, count, starving } => {
                     let tokens = self.nodes[level as usize - 1][child].tokens.take_any();

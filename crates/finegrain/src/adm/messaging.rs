@@ -18,7 +18,7 @@ use crate::policy::adm::{
 use crate::policy::notify::{park_timeout_us, rescue_due, rescue_victim, Notify};
 use crate::policy::search::Source;
 use crate::policy::Order;
-use crate::stats::{Bucket, Counter};
+use crate::stats::{Bucket, Counter, Op};
 use crate::sync::Ordering;
 use std::cell::{Cell, RefCell};
 use std::time::{Duration, Instant};
@@ -379,6 +379,10 @@ impl AdmWorker {
 
     /// `adm_send` to worker `dst`, or to the manager thread (`dst == n`).
     fn send(&self, h: &Handles, dst: usize, kind: MsgKind, payload: &[usize]) {
+        if kind == MsgKind::Steal {
+            // A manager's STEAL: the breakdown's steal match (`handle_mail`).
+            h.counters().count(Counter::StealAttempts, 1);
+        }
         self.shared().send(h.sleep(), dst, Msg::new(kind, h.index, payload));
     }
 
@@ -501,7 +505,11 @@ impl AdmWorker {
     /// reach its count.
     #[inline(always)]
     pub(crate) fn push_job(&self, h: &Handles, job: JobRef) {
-        h.hot.enqueue();
+        h.hot.enqueue_op(h.counters(), || self.push_uncounted(h, job))
+    }
+
+    #[inline(always)]
+    fn push_uncounted(&self, h: &Handles, job: JobRef) {
         if self.mail().gate.limit.load(Ordering::Relaxed) == 0 || self.private.len() + 1 >= self.report_at.get() {
             return self.push_slow(h, job);
         }
@@ -595,7 +603,22 @@ impl AdmWorker {
                 h.counters().count(Counter::Messages, 1);
                 let manager_msg = !matches!(m.kind, MsgKind::Task) && m.words[0] != WORKER;
                 h.counters().enter(if manager_msg { Bucket::HandlerManager } else { Bucket::HandlerWorker });
+                let (kind, victim, steals0) = (m.kind, m.words[0] == WORKER, h.counters().get(Counter::StealAttempts));
+                let t0 = crate::stats::clock();
                 self.on_message(h, m);
+                // Table 5's operations (`stats::Op`), timed one by one.
+                let op = match kind {
+                    MsgKind::Task => Some(Op::RecvTask),
+                    // Timed in `give_tasks`.
+                    MsgKind::Steal if victim => None,
+                    MsgKind::Steal | MsgKind::Update | MsgKind::VictimUpdate | MsgKind::StealerUpdate => {
+                        Some(if h.counters().get(Counter::StealAttempts) != steals0 { Op::StealMatch } else { Op::ManagerUpdate })
+                    }
+                    _ => None,
+                };
+                if let Some(op) = op {
+                    crate::stats::timed_since(h.counters(), op, t0);
+                }
             }
             // Reduction tokens this worker's managers received in this drain go
             // up together; if that was to itself (a higher level it hosts),
@@ -651,7 +674,13 @@ impl AdmWorker {
     /// Victim side of `STEAL`: send up to `k` of the oldest tasks to
     /// `stealer`: the oldest marked `join` continuations first (the outermost,
     /// usually the largest), then the oldest tasks of the private queue.
+    /// Table 5's "send task": timed one by one, whether a STEAL asked for
+    /// the tasks or a sleeper is fed directly.
     fn give_tasks(&self, h: &Handles, stealer: usize, k: usize) {
+        crate::stats::timed(h.counters(), Op::SendTask, || self.give_tasks_untimed(h, stealer, k))
+    }
+
+    fn give_tasks_untimed(&self, h: &Handles, stealer: usize, k: usize) {
         self.send_enqueue_tokens(h);
         let mut jobs: Vec<JobRef> = Vec::with_capacity(k.min(16));
         self.marks.take_oldest(self.marks.current_depth(), k, h.index, |j| jobs.push(j));
@@ -891,26 +920,4 @@ impl Mechanism for AdmWorker {
     fn gate_joins(&self) -> u64 {
         self.mail().gate.joins()
     }
-}
-
-/// Measured ns per (push, pop) of a private queue, for the time breakdown.
-pub(crate) fn op_costs() -> (f64, f64) {
-    // Never executed, only stored and compared.
-    let dummy = std::ptr::NonNull::<JobHeader>::dangling().as_ptr();
-    // SAFETY: `dummy` is non-null; the job is never executed.
-    let j = unsafe { JobRef::from_ptr(dummy) };
-    crate::stats::timer::queue_op_costs(
-        || {
-            let g = Box::new(Gate::new());
-            // SAFETY: the gate is boxed and kept beside the queue, dropped after it.
-            let q = unsafe { PrivateQueue::new(&*g) };
-            (q, g)
-        },
-        |(q, _)| {
-            q.push(j);
-        },
-        |(q, _)| {
-            std::hint::black_box(q.pop_back());
-        },
-    )
 }

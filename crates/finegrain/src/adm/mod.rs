@@ -52,7 +52,7 @@ pub(crate) mod spawn_gate;
 pub(crate) mod tokens;
 
 #[cfg(not(loom))]
-pub(crate) use messaging::{op_costs, AdmWorker};
+pub(crate) use messaging::AdmWorker;
 #[cfg(not(loom))]
 pub(crate) use shared::Shared;
 

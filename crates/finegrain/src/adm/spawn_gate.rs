@@ -36,6 +36,8 @@
 //! only ever store zero to `limit`. The line is read by the owner at every
 //! `join` and written by a sender once per message.
 
+#[cfg(feature = "stats")]
+use crate::stats::Countdown;
 use crate::sync::AtomicUsize;
 use std::cell::Cell;
 
@@ -57,9 +59,10 @@ pub(crate) struct Gate {
     /// Owner only: joins that marked or queued their job. Counting here,
     /// on the line the spawn writes anyway, and deriving the inline runs from
     /// it (`HotCounters::publish`) makes the statistics cost one
-    /// increment per join.
+    /// decrement and test per join: a countdown whose zero picks the joins
+    /// to time (`stats/mod.rs`, `join.rs`'s `join_marked_sampled`).
     #[cfg(feature = "stats")]
-    pub(crate) joins: Cell<u64>,
+    pub(crate) joins: Countdown,
 }
 
 impl Gate {
@@ -70,21 +73,22 @@ impl Gate {
             stack_hi: Cell::new(0),
             marks_end: Cell::new(std::ptr::null()),
             #[cfg(feature = "stats")]
-            joins: Cell::new(0),
+            joins: Countdown::new(0, crate::stats::SAMPLE_PERIOD),
         }
     }
 
-    /// Count a join that pushed onto the private queue (no-op without `stats`).
+    /// Count a join that pushed onto the private queue, unsampled (no-op
+    /// without `stats`).
     #[inline(always)]
     pub(crate) fn count_join(&self) {
         #[cfg(feature = "stats")]
-        self.joins.set(self.joins.get().wrapping_add(1));
+        self.joins.add(1);
     }
 
     /// Joins counted so far (0 without `stats`).
     pub(crate) fn joins(&self) -> u64 {
         #[cfg(feature = "stats")]
-        return self.joins.get();
+        return self.joins.count();
         #[cfg(not(feature = "stats"))]
         0
     }

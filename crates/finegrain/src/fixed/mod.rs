@@ -111,7 +111,10 @@ impl FixedWorker {
 
     /// Give `job` to worker `to`'s inbox and wake it if it sleeps.
     pub(crate) fn give(&self, h: &Handles, to: usize, job: JobRef) {
-        h.hot.enqueue();
+        h.hot.enqueue_op(h.counters(), || self.give_uncounted(h, to, job))
+    }
+
+    fn give_uncounted(&self, h: &Handles, to: usize, job: JobRef) {
         let inbox = &self.shared().inboxes[to];
         {
             let mut q = lock(&inbox.queue);
@@ -170,8 +173,7 @@ impl Mechanism for FixedWorker {
             self.running.set(Running { root: true, dealt: r.dealt + 1 });
         }
         if to == h.index {
-            h.hot.enqueue();
-            self.own.borrow_mut().push(job);
+            h.hot.enqueue_op(h.counters(), || self.own.borrow_mut().push(job));
         } else {
             self.give(h, to, job);
         }
@@ -205,18 +207,4 @@ impl Mechanism for FixedWorker {
     fn wants_split(&self, _h: &Handles) -> bool {
         false
     }
-}
-
-/// Measured ns per (push, pop) of an own queue, for the time breakdown.
-pub(crate) fn op_costs() -> (f64, f64) {
-    // Never executed, only stored and compared.
-    // SAFETY: a dangling but non-null pointer, never dereferenced.
-    let dummy = unsafe { JobRef::from_ptr(std::ptr::NonNull::<crate::job::JobHeader>::dangling().as_ptr()) };
-    crate::stats::timer::queue_op_costs(
-        || RefCell::new(Vec::<JobRef>::with_capacity(4096)),
-        |q| q.borrow_mut().push(dummy),
-        |q| {
-            std::hint::black_box(q.borrow_mut().pop());
-        },
-    )
 }

@@ -1,7 +1,8 @@
 //! A tick counter for the time breakdown: the TSC on x86-64 (about 20 cycles
 //! to read on bare metal, far more where a hypervisor traps the instruction:
 //! `docs/benchmarks.md`), `Instant` elsewhere. Ticks are converted to nanoseconds once,
-//! when a snapshot is taken.
+//! when a snapshot is taken; `overhead` is the cost of a read, which timed
+//! operations subtract.
 
 use std::sync::OnceLock;
 use std::time::Instant;
@@ -43,27 +44,28 @@ pub(crate) fn to_ns(ticks: u64) -> u64 {
     (ticks as f64 * calibration()) as u64
 }
 
-/// Measured nanoseconds per (push, pop) on a scratch queue: the cost the
-/// breakdown charges per enqueue and dequeue (see `stats/mod.rs`). Each
-/// mechanism passes a fresh scratch queue of its own kind; `push` and `pop`
-/// are each called `N` times in a row, and the best of several rounds counts.
-pub(crate) fn queue_op_costs<Q>(mut scratch: impl FnMut() -> Q, mut push: impl FnMut(&Q), mut pop: impl FnMut(&Q)) -> (f64, f64) {
-    const N: usize = 4096;
-    const ROUNDS: usize = 16;
-    let mut best = (f64::MAX, f64::MAX);
-    for _ in 0..ROUNDS {
-        let q = scratch();
-        let t0 = Instant::now();
-        for _ in 0..N {
-            push(std::hint::black_box(&q));
-        }
-        let t1 = Instant::now();
-        for _ in 0..N {
-            pop(std::hint::black_box(&q));
-        }
-        let (push_t, pop_t) = (t1 - t0, t1.elapsed());
-        best.0 = best.0.min(push_t.as_nanos() as f64 / N as f64);
-        best.1 = best.1.min(pop_t.as_nanos() as f64 / N as f64);
+/// The clock's own cost: the least number of ticks between two reads in a
+/// row, measured once. A timed operation subtracts it (`stats/mod.rs`), so
+/// that an operation shorter than a clock read (a frame mark's store) is not
+/// charged for the reads around it.
+#[inline]
+pub(crate) fn overhead() -> u64 {
+    static OVERHEAD: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(u64::MAX);
+    let o = OVERHEAD.load(std::sync::atomic::Ordering::Relaxed);
+    if o != u64::MAX {
+        return o;
     }
+    measure_overhead(&OVERHEAD)
+}
+
+#[cold]
+fn measure_overhead(cell: &std::sync::atomic::AtomicU64) -> u64 {
+    let mut best = u64::MAX;
+    for _ in 0..10_000 {
+        let a = ticks();
+        let b = ticks();
+        best = best.min(b.saturating_sub(a));
+    }
+    cell.store(best, std::sync::atomic::Ordering::Relaxed);
     best
 }

@@ -136,7 +136,10 @@ impl UnitWorker {
 
     /// Queue a task that runs at serial position `path`; returns its entry.
     pub(crate) fn push_at(&self, h: &Handles, job: JobRef, path: SerialPath) -> Entry {
-        h.hot.enqueue();
+        h.hot.enqueue_op(h.counters(), || self.push_at_uncounted(h, job, path))
+    }
+
+    fn push_at_uncounted(&self, h: &Handles, job: JobRef, path: SerialPath) -> Entry {
         // SAFETY: not yet visible to other threads.
         unsafe { JobHeader::prepare(job.as_ptr(), h.index) };
         if let UnitPolicy::Carbon(c) = self.policy {
@@ -494,16 +497,4 @@ impl Mechanism for UnitWorker {
         let near_empty = self.unit().near_len[h.index].load(Ordering::Relaxed) == 0;
         crate::policy::split::unit(self.policy, near_empty, tasks, h.workers)
     }
-}
-
-/// Measured ns per (push, pop) under one lock, as the unit takes per operation.
-pub(crate) fn op_costs() -> (f64, f64) {
-    const N: usize = 4096;
-    crate::stats::timer::queue_op_costs(
-        || Mutex::new(VecDeque::<usize>::with_capacity(N)),
-        |q| lock(q).push_back(std::hint::black_box(1)),
-        |q| {
-            std::hint::black_box(lock(q).pop_back());
-        },
-    )
 }

@@ -13,4 +13,4 @@ pub(crate) mod deque;
 mod stealing;
 
 #[cfg(not(loom))]
-pub(crate) use stealing::{op_costs, Shared, WsWorker};
+pub(crate) use stealing::{Shared, WsWorker};

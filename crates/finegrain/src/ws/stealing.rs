@@ -6,7 +6,7 @@ use crate::mechanism::{Handles, Mechanism};
 use crate::policy::search::Source;
 use crate::policy::{Order, StealAmount, VictimOrder, Ws};
 use crate::rng::XorShift;
-use crate::stats::Counter;
+use crate::stats::{Counter, Op};
 use crate::topology::Topology;
 use std::cell::Cell;
 
@@ -73,7 +73,12 @@ impl WsWorker {
     /// Push onto the own deque and tell sleepers (a `join`'s job too).
     #[inline(always)]
     pub(crate) fn push_job(&self, h: &Handles, job: JobRef) {
-        h.hot.enqueue();
+        h.hot.enqueue_op(h.counters(), || self.push_uncounted(h, job))
+    }
+
+    /// `push_job` without counting it (a `join` counts its own: `join.rs`).
+    #[inline(always)]
+    pub(crate) fn push_uncounted(&self, h: &Handles, job: JobRef) {
         // SAFETY: this thread owns the deque.
         if unsafe { self.deque().push(job.as_ptr()) } {
             h.sleep().notify_new_work();
@@ -97,7 +102,7 @@ impl WsWorker {
         let mut found = None;
         for v in self.victims.round(round, &mut rng) {
             h.counters().count(Counter::StealAttempts, 1);
-            if let Some(j) = self.steal_from(h, &self.shared().deques[v]) {
+            if let Some(j) = crate::stats::timed(h.counters(), Op::Steal, || self.steal_from(h, &self.shared().deques[v])) {
                 found = Some(j);
                 break;
             }
@@ -171,21 +176,4 @@ impl Mechanism for WsWorker {
     fn wants_split(&self, _h: &Handles) -> bool {
         crate::policy::split::ws(self.deque().is_empty())
     }
-}
-
-/// Measured ns per (push, pop) of a deque, for the time breakdown.
-pub(crate) fn op_costs() -> (f64, f64) {
-    // Never executed, only stored and compared.
-    let dummy = std::ptr::NonNull::<JobHeader>::dangling().as_ptr();
-    crate::stats::timer::queue_op_costs(
-        Deque::<JobHeader>::new,
-        // SAFETY: this thread is the scratch deque's only user.
-        |d| unsafe {
-            d.push(dummy);
-        },
-        // SAFETY: as above.
-        |d| {
-            std::hint::black_box(unsafe { d.pop() });
-        },
-    )
 }
