@@ -234,14 +234,14 @@ where
     // (slow path), and the limit never exceeds the bound, so `marks_end - d`
     // is a word of this worker's mark region, which only this thread touches.
     let mark = unsafe { &*g.marks_end.get().cast::<Mark>().wrapping_byte_sub(d) };
+    // The job is complete in memory before its mark appears: an interrupt
+    // handler on this thread may take it as soon as it does (`adm/interrupt.rs`).
+    std::sync::atomic::compiler_fence(Ordering::Release);
     // Counting the join (`Gate::joins`) also picks the ones to time.
     #[cfg(feature = "stats")]
     if g.joins.due() {
         return join_marked_sampled::<_, _, _, _, SLOW>(g, job, mark, d, a);
     }
-    // The job is complete in memory before its mark appears: an interrupt
-    // handler on this thread may take it as soon as it does (`adm/interrupt.rs`).
-    std::sync::atomic::compiler_fence(Ordering::Release);
     mark.set(Some(StackJob::<JobLatch, B, RB>::ENTRY));
     // From here on the mark is live: the guard settles it on any unwinding.
     let guard = MarkGuard { job, mark };
