@@ -34,6 +34,9 @@
 //! parts or in the hands of exactly one worker, and moves only under the lock
 //! of the lane it leaves or enters.
 
+#[cfg(all(feature = "runtime", not(loom)))]
+pub(crate) mod loops;
+
 use crate::sync::{lock, AtomicUsize, Mutex, Ordering};
 use crossbeam_utils::CachePadded;
 use std::collections::VecDeque;
@@ -66,6 +69,7 @@ pub(crate) trait Word: Copy + Eq {
     unsafe fn from_word(w: usize) -> Self;
 }
 
+#[cfg(all(feature = "runtime", not(loom)))]
 impl Word for crate::job::JobRef {
     #[inline(always)]
     fn to_word(self) -> usize {
