@@ -4,35 +4,60 @@
 //! ## Design note
 //!
 //! The GTU is one *lane* per worker. A lane holds, oldest to newest, the
-//! worker's software queue (tasks a TQ Overflow moved out), its bounded
-//! hardware deque, and its one-entry prefetch buffer (the LTU's). Each lane
-//! sits behind its own lock, so it serves one request at a time, as each
-//! hardware queue does per cycle; no operation ever holds two lane locks, so
-//! there is no chip-wide serialisation and no lock order to get wrong. A steal
-//! takes tasks out of the victim's lane under the victim's lock, drops it, and
-//! only then puts the extra tasks into its own lane.
+//! worker's software queue (entries a TQ Overflow moved out), its bounded
+//! hardware deque, and its one-entry prefetch buffer (the LTU's). The
+//! software queue and the deque sit behind the lane's own lock, so they
+//! serve one request at a time, as each hardware queue does per cycle; no
+//! operation ever holds two lane locks, so there is no chip-wide
+//! serialisation and no lock order to get wrong. A steal takes entries out
+//! of the victim's lane under the victim's lock, drops it, and only then
+//! puts the extra entries into its own lane.
 //!
-//! Every access, by the owner or by a thief, ends by checking the lane's
-//! overflow and underflow conditions (`policy::carbon`), so a thief that
-//! drains a deque below the TQ_SETLIMIT threshold refills it from the
-//! owner's software queue at once, while the owner is busy.
+//! The prefetch buffer is the core's own register in the hardware (section
+//! 4.4), reached without the GTU: here it is the lane's `slot`, one atomic
+//! word (0 when empty) outside the lock. Only the owner fills it, with a
+//! plain store when it is empty (nobody else can fill it meanwhile) or a
+//! swap when it is full, whose old task goes to the deque under the lock (the
+//! paper's "the oldest task in the buffer is sent to the global task unit").
+//! It is emptied by the owner (a compare-exchange of the exact task at the
+//! end of a `join`, a swap on dequeue) or, with `prefetch-steal=yes`, by a
+//! thief's swap once the victim's deque looked empty. Each of these is one
+//! atomic read-modify-write on one word, so a buffered task leaves the slot
+//! exactly once; the owner's stores are releases and every taker's RMW an
+//! acquire, so the job's contents, written before it was buffered, are
+//! visible to whoever takes it. A `join` whose second closure is still
+//! buffered at its end therefore takes no lock at all.
 //!
-//! `visible` is what thieves may take (the deque, plus the buffered task when
-//! `prefetch-steal=yes`), written under the lane lock and read without it by
-//! thieves and by the sleep protocol; `queued` is the deque alone (what the
-//! GTU counts when it accepts or rejects a prefetch). A push that makes a
-//! lane visible from empty announces new work to the sleep protocol, which a
-//! worker about to park re-checks after announcing itself (`sleep/README.md`):
-//! a worker parks only if every lane was empty after its announcement, and
-//! the next push to any lane is then an empty-to-visible one, which wakes it.
+//! A deque entry is a task or a TQ_ENQUEUE_LOOP descriptor ([`Item`]): one
+//! entry that hands out `left` tasks, one per dequeue, and that a steal
+//! splits, the thief taking half of what is left as an entry of its own
+//! (`loops.rs` holds the descriptor and the claiming of chunks).
+//!
+//! Every access to the lock-protected part, by the owner or by a thief,
+//! ends by checking the lane's overflow and underflow conditions
+//! (`policy::carbon`), so a thief that drains a deque below the TQ_SETLIMIT
+//! threshold refills it from the owner's software queue at once, while the
+//! owner is busy.
+//!
+//! `visible` is the number of tasks in the deque, what thieves may take (plus
+//! the slot with `prefetch-steal=yes`) and what the GTU counts when it accepts
+//! or rejects a prefetch; `held` the entries under the lock, so the owner
+//! skips the lock when it has none (only the owner adds entries to its lane).
+//! Both are written under the lane lock and read without it. A push that
+//! makes a lane's work visible from none (a task into an empty slot of a lane
+//! with an empty deque, or a deque going from empty to not) announces new
+//! work to the sleep protocol, which a worker about to park re-checks after
+//! announcing itself (`sleep/README.md`): a worker parks only if every lane
+//! and slot was empty after its announcement.
 //!
 //! The lanes are generic over the task (`unit/` stores job pointers) and
 //! over [`Rules`], which `policy::carbon::Carbon` implements, so the loom
-//! model below checks this very code without the policy layer.
+//! models below check this very code without the policy layer.
 //!
 //! No task is lost or run twice: a task is in exactly one of a lane's three
-//! parts or in the hands of exactly one worker, and moves only under the lock
-//! of the lane it leaves or enters.
+//! parts or in the hands of exactly one worker; it moves between the
+//! software queue and the deque only under the lane lock, and into or out of
+//! the slot only by one atomic operation on it.
 
 #[cfg(all(feature = "runtime", not(loom)))]
 pub(crate) mod loops;

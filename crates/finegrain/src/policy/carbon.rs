@@ -53,11 +53,13 @@ pub struct Carbon {
     pub loop_descriptor: bool,
     /// TQ_ENQUEUE_LOOP's S: iterations per task (0: `auto`).
     pub grain: usize,
+    /// With `grain=auto`: tasks per worker a loop is cut into.
+    pub loop_tasks: usize,
 }
 
-/// With `grain=auto`, a loop is cut into about this many tasks per worker.
-/// Chosen from a sweep of `grain` on the loop workloads of the default suite
-/// (`docs/policies.md`, carbon section).
+/// The default of `loop-tasks`: with `grain=auto`, a loop is cut into about
+/// this many tasks per worker. Chosen from a sweep of `loop-tasks` on the
+/// loop workloads of the default suite (`docs/policies.md`, carbon section).
 pub const AUTO_TASKS_PER_WORKER: usize = 8;
 
 impl Carbon {
@@ -123,13 +125,14 @@ impl Carbon {
     /// TQ_ENQUEUE_LOOP's S for a loop of `len` iterations whose body runs
     /// leaves of at most `leaf` iterations, on `workers` workers: `grain`
     /// rounded up to whole leaves, or with `grain=auto` enough leaves that
-    /// the loop makes about [`AUTO_TASKS_PER_WORKER`] tasks per worker (at
-    /// least one leaf). Returns (S in leaves, number of tasks).
+    /// the loop makes about `loop_tasks` tasks per worker (default
+    /// [`AUTO_TASKS_PER_WORKER`]; at least one leaf a task). Returns (S in
+    /// leaves, number of tasks).
     pub fn loop_task_size(&self, len: usize, leaf: usize, workers: usize) -> (usize, usize) {
         let leaf = leaf.max(1);
         let leaves = len.div_ceil(leaf);
         let per = if self.grain == 0 {
-            leaves.div_ceil(workers.max(1) * AUTO_TASKS_PER_WORKER).max(1)
+            leaves.div_ceil(workers.max(1) * self.loop_tasks.max(1)).max(1)
         } else {
             self.grain.div_ceil(leaf).max(1)
         };
@@ -164,7 +167,8 @@ const OPTIONS: &[OptionInfo] = &[
         default: "descriptor",
         help: "loops as one TQ_ENQUEUE_LOOP descriptor the unit expands lazily, or split lazily in halves",
     },
-    OptionInfo { name: "grain", values: "auto, 1..", default: "auto", help: "TQ_ENQUEUE_LOOP's S: iterations per loop task (auto: about 8 tasks per worker)" },
+    OptionInfo { name: "grain", values: "auto, 1..", default: "auto", help: "TQ_ENQUEUE_LOOP's S: iterations per loop task (auto: see loop-tasks)" },
+    OptionInfo { name: "loop-tasks", values: "1..=4096", default: "8", help: "with grain=auto: loop tasks per worker" },
     OptionInfo { name: "spin", values: "0..=100000", default: "64", help: "idle rounds before yielding, then parking" },
 ];
 
@@ -191,10 +195,11 @@ fn build(spec: &mut Spec<'_>) -> Result<Policy, Error> {
             _ => return Err(Error::BadValue { policy: "carbon", option: "grain", value: v.to_string(), valid: "auto | a positive integer".into() }),
         },
     };
+    let loop_tasks = spec.int("loop-tasks", 1, 4096, AUTO_TASKS_PER_WORKER)?;
     let spin = spec.int("spin", 0, 100_000, 64)? as u32;
     Ok(Policy {
         name: "carbon",
-        kind: PolicyKind::Unit(UnitPolicy::Carbon(Carbon { deque, prefetch, limit, prefetch_steal, loop_descriptor, grain })),
+        kind: PolicyKind::Unit(UnitPolicy::Carbon(Carbon { deque, prefetch, limit, prefetch_steal, loop_descriptor, grain, loop_tasks })),
         order: Order::Lifo,
         idle: Idle::with_spin(spin),
         space_steal: Stealing::Baseline,
@@ -251,7 +256,7 @@ mod tests {
 
     #[test]
     fn thresholds() {
-        let c = Carbon { deque: 32, prefetch: 1, limit: Carbon::default_limit(32), prefetch_steal: true, loop_descriptor: true, grain: 0 };
+        let c = Carbon { deque: 32, prefetch: 1, limit: Carbon::default_limit(32), prefetch_steal: true, loop_descriptor: true, grain: 0, loop_tasks: 8 };
         assert_eq!(c.overflow_count(32), 10);
         assert_eq!(c.underflow_threshold(), 8);
         assert_eq!(c.refill_count(3, 100), 13);
@@ -267,12 +272,13 @@ mod tests {
 
     #[test]
     fn loop_task_sizes() {
-        let c = Carbon { deque: 32, prefetch: 1, limit: 8, prefetch_steal: true, loop_descriptor: true, grain: 0 };
+        let c = Carbon { deque: 32, prefetch: 1, limit: 8, prefetch_steal: true, loop_descriptor: true, grain: 0, loop_tasks: 8 };
         // auto: 8 tasks per worker, whole leaves.
         assert_eq!(c.loop_task_size(1600, 1, 2), (100, 16));
         assert_eq!(c.loop_task_size(1600, 10, 2), (10, 16));
         assert_eq!(c.loop_task_size(5, 1, 4), (1, 5));
         assert_eq!(c.loop_task_size(1, 1, 1), (1, 1));
+        assert_eq!(Carbon { loop_tasks: 1, ..c }.loop_task_size(1600, 1, 2), (800, 2));
         // grain=N: N iterations rounded up to leaves; the last task is short.
         let g = Carbon { grain: 100, ..c };
         assert_eq!(g.loop_task_size(1000, 1, 2), (100, 10));
@@ -298,9 +304,9 @@ mod tests {
         assert_eq!(grain("carbon"), (0, true));
         assert_eq!(grain("carbon:grain=64"), (64, true));
         assert_eq!(grain("carbon:grain=auto,loops=split"), (0, false));
-        for bad in ["carbon:grain=0", "carbon:grain=x", "carbon:grain=-1", "carbon:loops=binary"] {
+        for bad in ["carbon:grain=0", "carbon:grain=x", "carbon:grain=-1", "carbon:loops=binary", "carbon:loop-tasks=0"] {
             let e = p(bad).unwrap_err().to_string();
-            assert!(e.contains("grain") || e.contains("loops"), "{bad}: {e}");
+            assert!(e.contains("grain") || e.contains("loops") || e.contains("loop-tasks"), "{bad}: {e}");
         }
     }
 }
