@@ -149,7 +149,10 @@ impl UnitWorker {
     /// `carbon`: TQ_ENQUEUE_LOOP of a prepared-here loop job that hands out
     /// `tasks` tasks (`loops.rs`).
     pub(crate) fn carbon_push_loop(&self, h: &Handles, c: Carbon, job: JobRef, tasks: usize) {
-        h.hot.enqueue();
+        // The descriptor stands for `tasks` tasks, each counted when it runs.
+        for _ in 0..tasks {
+            h.hot.enqueue();
+        }
         if self.unit().gtu.enqueue_loop(h.index, &c, job, tasks) {
             h.sleep().notify_new_work();
         }
