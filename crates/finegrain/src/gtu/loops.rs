@@ -110,6 +110,7 @@ where
 /// `fold_chunks` under `carbon` with `loops=descriptor`: one TQ_ENQUEUE_LOOP
 /// of `range` in leaves of `leaf` iterations, S chosen by
 /// [`Carbon::loop_task_size`]; results are combined in iteration order.
+#[allow(clippy::too_many_arguments)] // the loop's parts, as `fold_chunks` passes them
 pub(crate) fn fold<T, ID, F, C>(wt: &WorkerThread, u: &UnitWorker, c: Carbon, range: Range<usize>, leaf: usize, identity: &ID, fold: &F, combine: &C) -> T
 where
     T: Send,
