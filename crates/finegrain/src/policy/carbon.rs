@@ -5,7 +5,8 @@
 //! A global task unit (GTU) holds one bounded LIFO deque per worker (default
 //! 32 tasks), each serving one request at a time (here: one lock per deque,
 //! `gtu/`; no chip-wide lock). Each worker has a local task unit (LTU) with a
-//! one-entry prefetch buffer:
+//! one-entry prefetch buffer (here: one atomic word per worker, which its
+//! owner reaches without the deque's lock):
 //! - **enqueue** puts the task into the buffer; if the buffer is full its
 //!   oldest task goes to the worker's GTU deque (Carbon, section 4.3.1). When that
 //!   deque is full, an overflow moves its oldest third to the worker's
