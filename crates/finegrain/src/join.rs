@@ -533,6 +533,9 @@ where
     RA: Send,
     RB: Send,
 {
+    if let Some(c) = m.carbon() {
+        return join_carbon(wt, m, c, a, b);
+    }
     let job = &StackJob::new(b, JobLatch);
     let (entry, here) = m.join_begin(&wt.h, job.as_job_ref());
     let guard = JoinGuard::<B, RB, false> { job };
@@ -547,6 +550,32 @@ where
         take_back_slow(wt, job, m.pop_newest(&wt.h))
     };
     m.join_end(here);
+    (ra, rb)
+}
+
+/// `join` under `carbon`: `b` goes to the prefetch buffer (TQ_ENQUEUE) and
+/// is taken back from it, with no serial position to keep (`gtu/`).
+#[inline(always)]
+fn join_carbon<A, B, RA, RB>(wt: &WorkerThread, m: &UnitWorker, c: crate::policy::carbon::Carbon, a: A, b: B) -> (RA, RB)
+where
+    A: FnOnce() -> RA + Send,
+    B: FnOnce() -> RB + Send,
+    RA: Send,
+    RB: Send,
+{
+    let job = &StackJob::new(b, JobLatch);
+    let job_ref = job.as_job_ref();
+    m.carbon_push(&wt.h, c, job_ref);
+    let guard = JoinGuard::<B, RB, false> { job };
+    let ra = a();
+    mem::forget(guard);
+    let rb = if m.carbon_take_back(&wt.h, c, job_ref) {
+        wt.h.hot.task_run();
+        // SAFETY: we took our own job back, so nobody else has it.
+        unsafe { job.run_inline() }
+    } else {
+        take_back_slow(wt, job, m.pop_newest(&wt.h))
+    };
     (ra, rb)
 }
 

@@ -11,6 +11,10 @@
 //! demand for work, not with the number of iterations. A stolen half splits
 //! again by the same rule on its thief.
 //!
+//! Under `carbon` (with `loops=descriptor`, the default) a loop is one
+//! TQ_ENQUEUE_LOOP descriptor that the task unit expands lazily into tasks
+//! of S iterations (`gtu/loops.rs`).
+//!
 //! Under `static` a loop is not split lazily: it is cut into one contiguous
 //! piece per worker before it starts (`policy::fixed`; `fold_static`).
 //!
@@ -97,8 +101,19 @@ where
 {
     match wt.fixed() {
         Some(m) => fold_static(wt, m, range, grain, identity, fold, combine),
-        None => lbs(range, grain, identity, fold, combine),
+        None => match carbon_loops(wt) {
+            Some((u, c)) => crate::gtu::loops::fold(wt, u, c, range, grain, identity, fold, combine),
+            None => lbs(range, grain, identity, fold, combine),
+        },
     }
+}
+
+/// The unit and parameters of a `carbon` worker whose loops are
+/// TQ_ENQUEUE_LOOP descriptors (`gtu/loops.rs`).
+#[inline]
+fn carbon_loops(wt: &WorkerThread) -> Option<(&crate::unit::UnitWorker, crate::policy::carbon::Carbon)> {
+    let u = wt.unit()?;
+    u.carbon().filter(|c| c.loop_descriptor).map(|c| (u, c))
 }
 
 /// The whole loop cut into one contiguous piece per worker, on leaf
@@ -407,9 +422,11 @@ fn for_each_nd<const N: usize, F: Fn(&[usize; N]) + Sync + Send>(b: [Range<usize
 /// cut along the outermost dimension in leaves of about `grain` points, as a
 /// recording counts them.
 fn nd_here<const N: usize, F: Fn(&[usize; N]) + Sync>(wt: &WorkerThread, b: [Range<usize>; N], grain: usize, f: &F) {
-    let Some(m) = wt.fixed() else {
+    let carbon = carbon_loops(wt);
+    let fixed = wt.fixed();
+    if fixed.is_none() && carbon.is_none() {
         return lbs_nd(b, grain, f);
-    };
+    }
     if volume(&b) == 0 {
         return;
     }
@@ -420,7 +437,11 @@ fn nd_here<const N: usize, F: Fn(&[usize; N]) + Sync>(wt: &WorkerThread, b: [Ran
         s[0] = r;
         visit(&s, f)
     };
-    fold_static(wt, m, b[0].clone(), rows, &|| (), &slab, &|(), ()| ())
+    match (fixed, carbon) {
+        (Some(m), _) => fold_static(wt, m, b[0].clone(), rows, &|| (), &slab, &|(), ()| ()),
+        (None, Some((u, c))) => crate::gtu::loops::fold(wt, u, c, b[0].clone(), rows, &|| (), &slab, &|(), ()| ()),
+        (None, None) => unreachable!("split lazily above"),
+    }
 }
 
 /// `for_each_nd` outside any pool: recorded (`record/`), or run in the

@@ -83,7 +83,7 @@ impl Registry {
         let mech = match policy.kind {
             PolicyKind::Ws(_) => MechShared::Ws(ws::Shared::new(n)),
             PolicyKind::Adm(a) => MechShared::Adm(adm::Shared::new(n, a)),
-            PolicyKind::Unit(_) => MechShared::Unit(unit::Shared::new(n)),
+            PolicyKind::Unit(u) => MechShared::Unit(unit::Shared::new(n, u)),
             PolicyKind::Fixed => MechShared::Fixed(fixed::Shared::new(n)),
         };
         Registry {

@@ -41,7 +41,7 @@ pub(crate) type ExecFn = unsafe fn(*const JobHeader);
 
 impl JobHeader {
     #[inline(always)]
-    fn new(execute: ExecFn) -> JobHeader {
+    pub(crate) fn new(execute: ExecFn) -> JobHeader {
         JobHeader { execute: std::cell::UnsafeCell::new(MaybeUninit::new(execute)), ..JobHeader::unwritten() }
     }
 

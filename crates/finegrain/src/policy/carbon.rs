@@ -5,7 +5,8 @@
 //! A global task unit (GTU) holds one bounded LIFO deque per worker (default
 //! 32 tasks), each serving one request at a time (here: one lock per deque,
 //! `gtu/`; no chip-wide lock). Each worker has a local task unit (LTU) with a
-//! one-entry prefetch buffer:
+//! one-entry prefetch buffer (here: one atomic word per worker, which its
+//! owner reaches without the deque's lock):
 //! - **enqueue** puts the task into the buffer; if the buffer is full its
 //!   oldest task goes to the worker's GTU deque (Carbon, section 4.3.1). When that
 //!   deque is full, an overflow moves its oldest third to the worker's
@@ -23,8 +24,14 @@
 //!   forever; by default (`prefetch-steal=yes`) a thief may take it once the
 //!   owner's deque is empty, so work queued by a blocked owner reaches idle
 //!   workers within one steal attempt;
-//! - **loops** (TQ_ENQUEUE_LOOP) expand lazily: a loop range splits only while
-//!   the GTU holds fewer tasks than there are workers.
+//! - **loops** (TQ_ENQUEUE_LOOP, section 4.2): a loop over N iterations is
+//!   one descriptor `<v1, v2, N, S>` in the enqueuer's deque (not its
+//!   buffer, section 4.3.1) that the GTU expands lazily: each dequeue takes
+//!   the next S iterations, a steal takes half the tasks the descriptor has
+//!   left. S is the `grain` option, or with `grain=auto` chosen by
+//!   [`Carbon::loop_task_size`]. `loops=split` keeps the library's lazy
+//!   binary splitting instead (splitting only while the GTU holds fewer tasks
+//!   than there are workers), to compare.
 //!
 //! This file holds the decisions; `unit/` carries them out.
 
@@ -43,7 +50,18 @@ pub struct Carbon {
     pub limit: usize,
     /// May a thief take a buffered task (not in the hardware)?
     pub prefetch_steal: bool,
+    /// Loops as TQ_ENQUEUE_LOOP descriptors (`true`) or split in halves.
+    pub loop_descriptor: bool,
+    /// TQ_ENQUEUE_LOOP's S: iterations per task (0: `auto`).
+    pub grain: usize,
+    /// With `grain=auto`: tasks per worker a loop is cut into.
+    pub loop_tasks: usize,
 }
+
+/// The default of `loop-tasks`: with `grain=auto`, a loop is cut into about
+/// this many tasks per worker. Chosen from a sweep of `loop-tasks` on the
+/// loop workloads of the default suite (`docs/policies.md`, carbon section).
+pub const AUTO_TASKS_PER_WORKER: usize = 8;
 
 impl Carbon {
     /// How many of the oldest tasks an overflow moves out of a full deque of
@@ -105,7 +123,25 @@ impl Carbon {
         len.div_ceil(2)
     }
 
-    /// Should a loop split its range now (lazy TQ_ENQUEUE_LOOP expansion)?
+    /// TQ_ENQUEUE_LOOP's S for a loop of `len` iterations whose body runs
+    /// leaves of at most `leaf` iterations, on `workers` workers: `grain`
+    /// rounded up to whole leaves, or with `grain=auto` enough leaves that
+    /// the loop makes about `loop_tasks` tasks per worker (default
+    /// [`AUTO_TASKS_PER_WORKER`]; at least one leaf a task). Returns (S in
+    /// leaves, number of tasks).
+    pub fn loop_task_size(&self, len: usize, leaf: usize, workers: usize) -> (usize, usize) {
+        let leaf = leaf.max(1);
+        let leaves = len.div_ceil(leaf);
+        let per = if self.grain == 0 {
+            leaves.div_ceil(workers.max(1) * self.loop_tasks.max(1)).max(1)
+        } else {
+            self.grain.div_ceil(leaf).max(1)
+        };
+        (per, leaves.div_ceil(per))
+    }
+
+    /// Should a loop split its range now (`loops=split`: lazy binary
+    /// splitting in place of TQ_ENQUEUE_LOOP)?
     pub fn loop_should_split(total: usize, workers: usize) -> bool {
         total < workers
     }
@@ -126,6 +162,14 @@ const OPTIONS: &[OptionInfo] = &[
         default: "yes",
         help: "may idle workers take a buffered task (no: as the hardware, which can leave it stranded behind a blocked owner)",
     },
+    OptionInfo {
+        name: "loops",
+        values: "descriptor, split",
+        default: "descriptor",
+        help: "loops as one TQ_ENQUEUE_LOOP descriptor the unit expands lazily, or split lazily in halves",
+    },
+    OptionInfo { name: "grain", values: "auto, 1..", default: "auto", help: "TQ_ENQUEUE_LOOP's S: iterations per loop task (auto: see loop-tasks)" },
+    OptionInfo { name: "loop-tasks", values: "1..=4096", default: "8", help: "with grain=auto: loop tasks per worker" },
     OptionInfo { name: "spin", values: "0..=100000", default: "64", help: "idle rounds before yielding, then parking" },
 ];
 
@@ -144,10 +188,19 @@ fn build(spec: &mut Spec<'_>) -> Result<Policy, Error> {
     let prefetch = spec.int("prefetch", 0, 1, 1)?;
     let limit = spec.int("limit", 0, deque, Carbon::default_limit(deque))?;
     let prefetch_steal = spec.choice("prefetch-steal", &["yes", "no"], "yes")? == "yes";
+    let loop_descriptor = spec.choice("loops", &["descriptor", "split"], "descriptor")? == "descriptor";
+    let grain = match spec.raw("grain") {
+        None | Some("auto") => 0,
+        Some(v) => match v.parse::<usize>() {
+            Ok(k) if k >= 1 => k,
+            _ => return Err(Error::BadValue { policy: "carbon", option: "grain", value: v.to_string(), valid: "auto | a positive integer".into() }),
+        },
+    };
+    let loop_tasks = spec.int("loop-tasks", 1, 4096, AUTO_TASKS_PER_WORKER)?;
     let spin = spec.int("spin", 0, 100_000, 64)? as u32;
     Ok(Policy {
         name: "carbon",
-        kind: PolicyKind::Unit(UnitPolicy::Carbon(Carbon { deque, prefetch, limit, prefetch_steal })),
+        kind: PolicyKind::Unit(UnitPolicy::Carbon(Carbon { deque, prefetch, limit, prefetch_steal, loop_descriptor, grain, loop_tasks })),
         order: Order::Lifo,
         idle: Idle::with_spin(spin),
         space_steal: Stealing::Baseline,
@@ -204,17 +257,57 @@ mod tests {
 
     #[test]
     fn thresholds() {
-        let c = Carbon { deque: 32, prefetch: 1, limit: Carbon::default_limit(32), prefetch_steal: true };
+        let c = Carbon { deque: 32, prefetch: 1, limit: Carbon::default_limit(32), prefetch_steal: true, loop_descriptor: true, grain: 0, loop_tasks: 8 };
         assert_eq!(c.overflow_count(32), 10);
         assert_eq!(c.underflow_threshold(), 8);
         assert_eq!(c.refill_count(3, 100), 13);
         assert_eq!(c.refill_count(3, 2), 2);
         assert!(!c.prefetch_allowed(3, 4) && c.prefetch_allowed(4, 4));
         assert_eq!(Carbon::steal_count(5), 3);
-        assert_eq!(Carbon { deque: 1, prefetch: 0, limit: 1, prefetch_steal: false }.overflow_count(1), 1);
+        assert_eq!(Carbon { deque: 1, prefetch: 0, limit: 1, ..c }.overflow_count(1), 1);
         assert!(c.underflows(7, 1) && !c.underflows(8, 1) && !c.underflows(0, 0));
         assert!(c.buffer_stealable(0) && !c.buffer_stealable(1));
         assert!(!Carbon { prefetch_steal: false, ..c }.buffer_stealable(0));
         assert!(!Carbon { limit: 0, ..c }.underflows(0, 5));
+    }
+
+    #[test]
+    fn loop_task_sizes() {
+        let c = Carbon { deque: 32, prefetch: 1, limit: 8, prefetch_steal: true, loop_descriptor: true, grain: 0, loop_tasks: 8 };
+        // auto: 8 tasks per worker, whole leaves.
+        assert_eq!(c.loop_task_size(1600, 1, 2), (100, 16));
+        assert_eq!(c.loop_task_size(1600, 10, 2), (10, 16));
+        assert_eq!(c.loop_task_size(5, 1, 4), (1, 5));
+        assert_eq!(c.loop_task_size(1, 1, 1), (1, 1));
+        assert_eq!(Carbon { loop_tasks: 1, ..c }.loop_task_size(1600, 1, 2), (800, 2));
+        // grain=N: N iterations rounded up to leaves; the last task is short.
+        let g = Carbon { grain: 100, ..c };
+        assert_eq!(g.loop_task_size(1000, 1, 2), (100, 10));
+        assert_eq!(g.loop_task_size(1001, 30, 2), (4, 9));
+        for len in 1..200 {
+            for leaf in 1..7 {
+                for grain in [0, 1, 3, 50] {
+                    let (per, tasks) = Carbon { grain, ..c }.loop_task_size(len, leaf, 3);
+                    let leaves = len.div_ceil(leaf);
+                    assert!(per >= 1 && tasks * per >= leaves && (tasks - 1) * per < leaves, "{len} {leaf} {grain}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn grain_option() {
+        let p = |s: &str| crate::policy::Policy::parse(s);
+        let grain = |s: &str| match p(s).unwrap().kind {
+            PolicyKind::Unit(UnitPolicy::Carbon(c)) => (c.grain, c.loop_descriptor),
+            _ => unreachable!(),
+        };
+        assert_eq!(grain("carbon"), (0, true));
+        assert_eq!(grain("carbon:grain=64"), (64, true));
+        assert_eq!(grain("carbon:grain=auto,loops=split"), (0, false));
+        for bad in ["carbon:grain=0", "carbon:grain=x", "carbon:grain=-1", "carbon:loops=binary", "carbon:loop-tasks=0"] {
+            let e = p(bad).unwrap_err().to_string();
+            assert!(e.contains("grain") || e.contains("loops") || e.contains("loop-tasks"), "{bad}: {e}");
+        }
     }
 }

@@ -235,11 +235,14 @@ impl Policy {
             PolicyKind::Unit(u) => {
                 let opts = match u {
                     UnitPolicy::Carbon(c) => format!(
-                        "deque={},prefetch={},limit={},prefetch-steal={},",
+                        "deque={},prefetch={},limit={},prefetch-steal={},loops={},grain={},loop-tasks={},",
                         c.deque,
                         c.prefetch,
                         c.limit,
-                        if c.prefetch_steal { "yes" } else { "no" }
+                        if c.prefetch_steal { "yes" } else { "no" },
+                        if c.loop_descriptor { "descriptor" } else { "split" },
+                        if c.grain == 0 { "auto".to_string() } else { c.grain.to_string() },
+                        c.loop_tasks
                     ),
                     UnitPolicy::SwHier(s) => {
                         format!("private={},order={},share={},", s.private, s.order.name(), if s.share { "idle" } else { "full" })

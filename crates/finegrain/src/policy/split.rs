@@ -49,7 +49,7 @@ mod tests {
         assert!(ws(true) && !ws(false));
         assert!(adm(true, || panic!("not asked when mail waits")));
         assert!(adm(false, || true) && !adm(false, || false));
-        let c = UnitPolicy::Carbon(Carbon { deque: 32, prefetch: 1, limit: 8, prefetch_steal: true });
+        let c = UnitPolicy::Carbon(Carbon { deque: 32, prefetch: 1, limit: 8, prefetch_steal: true, loop_descriptor: true, grain: 0, loop_tasks: 8 });
         assert!(unit(c, false, 3, 4) && !unit(c, true, 4, 4));
         let h = UnitPolicy::SwHier(SwHier { private: 8, order: GlobalOrder::Fifo, share: true, bound_us: Some(100) });
         assert!(unit(h, true, 10, 4) && unit(h, false, 3, 4) && !unit(h, false, 4, 4));

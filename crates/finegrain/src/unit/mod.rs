@@ -61,11 +61,12 @@ struct UnitState {
 }
 
 impl Shared {
-    pub(crate) fn new(n: usize) -> Shared {
+    pub(crate) fn new(n: usize, policy: UnitPolicy) -> Shared {
+        let buffer_visible = matches!(policy, UnitPolicy::Carbon(c) if c.prefetch_steal);
         Shared {
             state: Mutex::new(UnitState { global: BTreeMap::new() }),
             total: AtomicUsize::new(0),
-            gtu: Gtu::new(n),
+            gtu: Gtu::new(n, buffer_visible),
             near: (0..n).map(|_| CachePadded::new(Mutex::new(VecDeque::new()))).collect(),
             near_len: (0..n).map(|_| CachePadded::new(AtomicUsize::new(0))).collect(),
         }
@@ -134,20 +135,61 @@ impl UnitWorker {
         self.policy.global_order().key(s.wrapping_mul(n).wrapping_add(h.index as u64), self.priority.get(), path)
     }
 
+    /// Carbon's parameters, if this is Carbon's unit.
+    #[inline(always)]
+    pub(crate) fn carbon(&self) -> Option<Carbon> {
+        match self.policy {
+            UnitPolicy::Carbon(c) => Some(c),
+            _ => None,
+        }
+    }
+
+    /// `carbon`: TQ_ENQUEUE of a prepared-here job, counted and perhaps
+    /// sampled (`stats`).
+    #[inline(always)]
+    pub(crate) fn carbon_push(&self, h: &Handles, c: Carbon, job: JobRef) {
+        h.hot.enqueue_op(h.counters(), || self.carbon_push_uncounted(h, c, job))
+    }
+
+    #[inline(always)]
+    fn carbon_push_uncounted(&self, h: &Handles, c: Carbon, job: JobRef) {
+        // SAFETY: not yet visible to other threads.
+        unsafe { JobHeader::prepare(job.as_ptr(), h.index) };
+        if self.unit().gtu.enqueue(h.index, &c, job) {
+            h.sleep().notify_new_work();
+        }
+    }
+
+    /// `carbon`: take `job` back if it is still this worker's newest task.
+    #[inline(always)]
+    pub(crate) fn carbon_take_back(&self, h: &Handles, c: Carbon, job: JobRef) -> bool {
+        h.hot.dequeue_op(h.counters(), || self.unit().gtu.take_back(h.index, &c, job))
+    }
+
+    /// `carbon`: TQ_ENQUEUE_LOOP of a prepared-here loop job that hands out
+    /// `tasks` tasks (`loops.rs`).
+    pub(crate) fn carbon_push_loop(&self, h: &Handles, c: Carbon, job: JobRef, tasks: usize) {
+        // The descriptor stands for `tasks` tasks, each counted when it runs.
+        for _ in 0..tasks {
+            h.hot.enqueue();
+        }
+        if self.unit().gtu.enqueue_loop(h.index, &c, job, tasks) {
+            h.sleep().notify_new_work();
+        }
+    }
+
     /// Queue a task that runs at serial position `path`; returns its entry.
     pub(crate) fn push_at(&self, h: &Handles, job: JobRef, path: SerialPath) -> Entry {
+        if let UnitPolicy::Carbon(c) = self.policy {
+            self.carbon_push(h, c, job);
+            return Entry::injected(job);
+        }
         h.hot.enqueue_op(h.counters(), || self.push_at_uncounted(h, job, path))
     }
 
     fn push_at_uncounted(&self, h: &Handles, job: JobRef, path: SerialPath) -> Entry {
         // SAFETY: not yet visible to other threads.
         unsafe { JobHeader::prepare(job.as_ptr(), h.index) };
-        if let UnitPolicy::Carbon(c) = self.policy {
-            if self.unit().gtu.enqueue(h.index, &c, job) {
-                h.sleep().notify_new_work();
-            }
-            return Entry::injected(job);
-        }
         let e = Entry { key: self.next_key(h, &path), job, path, from: h.index };
         match self.policy {
             UnitPolicy::SwHier(s) => self.swhier_enqueue(h, s, e.clone()),
@@ -350,13 +392,19 @@ impl UnitWorker {
     fn carbon_steal(&self, h: &Handles, c: Carbon) -> Option<JobRef> {
         let gtu = &self.unit().gtu;
         let mut got = gtu.steal(h.index, &c);
-        let last = got.pop()?;
+        let mut last = got.pop()?;
         h.counters().count(Counter::Steals, 1);
-        h.counters().count(Counter::TasksStolen, got.len() as u64 + 1);
+        h.counters().count(Counter::TasksStolen, got.iter().map(|i| i.left as u64).sum::<u64>() + last.left as u64);
+        let job = last.job;
+        if last.left > 1 {
+            // A split loop entry: run one of its tasks, keep the rest.
+            last.left -= 1;
+            got.push(last);
+        }
         if !got.is_empty() && gtu.keep(h.index, &c, got.into_iter()) {
             h.sleep().notify_new_work();
         }
-        Some(last)
+        Some(job)
     }
 
     /// Fill an empty prefetch buffer from the GTU (own deque, else a steal),
