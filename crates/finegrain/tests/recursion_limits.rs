@@ -25,6 +25,13 @@ fn documented_depth(policy: &str) -> u32 {
                 5_000
             }
         }
+        "carbon" | "sw-hier" | "pdf" => {
+            if release {
+                12_000
+            } else {
+                2_500
+            }
+        }
         _ => {
             if release {
                 30_000

@@ -198,7 +198,7 @@ impl Managers<'_> {
                     let tokens = self.nodes[level as usize - 1][child].tokens.take_any();
                     self.events.push_back(Event::Update { level, part, child, count, starving, tokens });
                 }
-                Route::UnblockWorker(w) => self.send(w, MsgKind::Unblock, &[WORKER, self.shared.epoch.load(crate::sync::Ordering::SeqCst)]),
+                Route::UnblockWorker(w) => self.send(w, MsgKind::Unblock, &[WORKER, self.shared.unblock_epoch()]),
                 Route::UnblockPartition { level, part } => self.events.push_back(Event::Unblock { level, part }),
             }
         }

@@ -789,7 +789,7 @@ impl AdmWorker {
                         None => self.send(h, host, MsgKind::Update, &[level as usize, count, starving as usize]),
                     }
                 }
-                Route::UnblockWorker(w) => self.send(h, w, MsgKind::Unblock, &[WORKER, self.shared().epoch.load(Ordering::SeqCst)]),
+                Route::UnblockWorker(w) => self.send(h, w, MsgKind::Unblock, &[WORKER, self.shared().unblock_epoch()]),
                 Route::UnblockPartition { level, part } => self.send(h, tree.host(level, part), MsgKind::Unblock, &[level as usize]),
             }
         }
@@ -854,6 +854,8 @@ impl Mechanism for AdmWorker {
     fn took_injected(&self, h: &Handles) {
         if self.notify != Notify::Poll && h.workers > 1 {
             self.unblocked.set(false);
+            // Busy before the bump (`Shared::unblock_epoch`).
+            self.now_busy(h);
             self.shared().epoch.fetch_add(1, Ordering::SeqCst);
             h.sleep().wake_all();
         }

@@ -43,6 +43,25 @@ impl Shared {
         }
     }
 
+    /// The epoch an `UNBLOCK` sent now carries. A manager decides `UNBLOCK`
+    /// on the counts its workers last reported, which can be older than a
+    /// job a worker has just taken from outside the pool. Such a worker is
+    /// flagged busy before it bumps the epoch (`AdmWorker::took_injected`),
+    /// and here the epoch is read before the flags (all SeqCst). So an epoch
+    /// that already includes its bump comes with its flag visible, and the
+    /// `UNBLOCK` then carries an epoch that is already out of date: its
+    /// receivers keep looking for work (and may interrupt the busy worker)
+    /// instead of parking for good while that job blocks. Without the flags
+    /// (`notify=poll`) nobody is ever flagged and this is the epoch.
+    pub(crate) fn unblock_epoch(&self) -> usize {
+        let e = self.epoch.load(crate::sync::Ordering::SeqCst);
+        if self.rescue.iter().any(|r| r.busy.load(crate::sync::Ordering::SeqCst) != 0) {
+            e.wrapping_sub(1)
+        } else {
+            e
+        }
+    }
+
     pub(crate) fn params(&self) -> Adm {
         self.params
     }
