@@ -45,13 +45,21 @@ fn every_iteration_exactly_once() {
     for (name, pool) in pools() {
         for n in lengths() {
             let hits: Vec<AtomicU32> = (0..n).map(|_| AtomicU32::new(0)).collect();
-            pool.install(|| for_each(0..n, |i| { hits[i].fetch_add(1, Relaxed); }));
+            pool.install(|| {
+                for_each(0..n, |i| {
+                    hits[i].fetch_add(1, Relaxed);
+                })
+            });
             for (i, h) in hits.iter().enumerate() {
                 assert_eq!(h.load(Relaxed), 1, "{name}: n={n}, iteration {i}");
             }
             // An offset range.
             let hits: Vec<AtomicU32> = (0..n).map(|_| AtomicU32::new(0)).collect();
-            pool.install(|| for_each(1000..1000 + n, |i| { hits[i - 1000].fetch_add(1, Relaxed); }));
+            pool.install(|| {
+                for_each(1000..1000 + n, |i| {
+                    hits[i - 1000].fetch_add(1, Relaxed);
+                })
+            });
             assert!(hits.iter().all(|h| h.load(Relaxed) == 1), "{name}: n={n} at 1000");
         }
     }
@@ -108,7 +116,9 @@ fn nested_loops_joins_and_2d() {
         let count = AtomicUsize::new(0);
         pool.install(|| {
             for_each(0..40, |i| {
-                for_each(0..i, |_| { count.fetch_add(1, Relaxed); });
+                for_each(0..i, |_| {
+                    count.fetch_add(1, Relaxed);
+                });
             })
         });
         assert_eq!(count.load(Relaxed), (0..40).sum::<usize>(), "{name}: nested");
@@ -116,11 +126,25 @@ fn nested_loops_joins_and_2d() {
         let count = AtomicUsize::new(0);
         pool.install(|| {
             join(
-                || for_each(0..3000, |_| { count.fetch_add(1, Relaxed); }),
+                || {
+                    for_each(0..3000, |_| {
+                        count.fetch_add(1, Relaxed);
+                    })
+                },
                 || {
                     join(
-                        || for_each(0..500, |_| { count.fetch_add(1, Relaxed); }),
-                        || for_each(0..77, |j| for_each(0..j % 5, |_| { count.fetch_add(1, Relaxed); })),
+                        || {
+                            for_each(0..500, |_| {
+                                count.fetch_add(1, Relaxed);
+                            })
+                        },
+                        || {
+                            for_each(0..77, |j| {
+                                for_each(0..j % 5, |_| {
+                                    count.fetch_add(1, Relaxed);
+                                })
+                            })
+                        },
                     )
                 },
             )
@@ -129,7 +153,11 @@ fn nested_loops_joins_and_2d() {
         assert_eq!(count.load(Relaxed), 3500 + inner, "{name}: loops in joins");
 
         let hits: Vec<AtomicU32> = (0..37 * 53).map(|_| AtomicU32::new(0)).collect();
-        pool.install(|| for_each_2d([0..37, 0..53], |i, j| { hits[i * 53 + j].fetch_add(1, Relaxed); }));
+        pool.install(|| {
+            for_each_2d([0..37, 0..53], |i, j| {
+                hits[i * 53 + j].fetch_add(1, Relaxed);
+            })
+        });
         assert!(hits.iter().all(|h| h.load(Relaxed) == 1), "{name}: 2-D");
     }
 }

@@ -64,6 +64,16 @@ fn main() {
     for (i, s) in specs.iter().enumerate() {
         let v = &mut lat[i];
         let irq = pools[i].stats().total().interrupts;
-        println!("{:<36} {:>8.1} {:>8.1} {:>8.1} {:>8.1} {:>6}/{} {:>11}", s, pct(v, 0.5), pct(v, 0.9), pct(v, 0.99), pct(v, 1.0), moved[i], rounds, irq);
+        println!(
+            "{:<36} {:>8.1} {:>8.1} {:>8.1} {:>8.1} {:>6}/{} {:>11}",
+            s,
+            pct(v, 0.5),
+            pct(v, 0.9),
+            pct(v, 0.99),
+            pct(v, 1.0),
+            moved[i],
+            rounds,
+            irq
+        );
     }
 }

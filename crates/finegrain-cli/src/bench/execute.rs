@@ -124,7 +124,9 @@ fn run_workload(plan: &Plan, pools: &Pools, pb: &ProgressBar, wi: usize, w: &dyn
                         if timed {
                             match out.ops.binary_search_by_key(&(wi, ci), |(k, _, _)| *k) {
                                 Ok(i) => out.ops[i].2.add(s),
-                                Err(i) => out.ops.insert(i, ((wi, ci), format!("{name} / {} / {} threads", plan.label(cfg.runtime), cfg.threads), s.clone())),
+                                Err(i) => out
+                                    .ops
+                                    .insert(i, ((wi, ci), format!("{name} / {} / {} threads", plan.label(cfg.runtime), cfg.threads), s.clone())),
                             }
                         }
                     }

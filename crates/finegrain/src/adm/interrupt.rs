@@ -269,4 +269,3 @@ pub(crate) fn interrupt(r: &Rescue) -> bool {
     r.kills.fetch_sub(1, Ordering::SeqCst);
     ok
 }
-

@@ -111,7 +111,16 @@ where
 /// of `range` in leaves of `leaf` iterations, S chosen by
 /// [`Carbon::loop_task_size`]; results are combined in iteration order.
 #[allow(clippy::too_many_arguments)] // the loop's parts, as `fold_chunks` passes them
-pub(crate) fn fold<T, ID, F, C>(wt: &WorkerThread, u: &UnitWorker, c: Carbon, range: Range<usize>, leaf: usize, identity: &ID, fold: &F, combine: &C) -> T
+pub(crate) fn fold<T, ID, F, C>(
+    wt: &WorkerThread,
+    u: &UnitWorker,
+    c: Carbon,
+    range: Range<usize>,
+    leaf: usize,
+    identity: &ID,
+    fold: &F,
+    combine: &C,
+) -> T
 where
     T: Send,
     ID: Fn() -> T + Sync,

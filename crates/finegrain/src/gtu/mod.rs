@@ -259,9 +259,7 @@ impl<T: Word> Gtu<T> {
 
     /// Is any task in the GTU that an idle worker could take?
     pub(crate) fn has_work(&self) -> bool {
-        self.lanes
-            .iter()
-            .any(|l| l.visible.load(Ordering::Acquire) > 0 || (self.buffer_visible && l.slot.load(Ordering::Acquire) != 0))
+        self.lanes.iter().any(|l| l.visible.load(Ordering::Acquire) > 0 || (self.buffer_visible && l.slot.load(Ordering::Acquire) != 0))
     }
 
     /// Tasks in the hardware deques (what a prefetch request is judged by).

@@ -880,7 +880,14 @@ mod tests {
         let p = Policy::parse("adm-central").unwrap();
         assert!(matches!(
             p.kind,
-            PolicyKind::Adm(Adm { radix: 0, burst: 8, dedicated_manager: false, notify: Notify::Interrupt { bound_us: 100 }, underflow: DEFAULT_UNDERFLOW, handoff_to_sleeper: true })
+            PolicyKind::Adm(Adm {
+                radix: 0,
+                burst: 8,
+                dedicated_manager: false,
+                notify: Notify::Interrupt { bound_us: 100 },
+                underflow: DEFAULT_UNDERFLOW,
+                handoff_to_sleeper: true
+            })
         ));
         assert!(matches!(Policy::parse("adm-hier:handoff=manager").unwrap().kind, PolicyKind::Adm(Adm { handoff_to_sleeper: false, .. })));
         assert!(Policy::parse("adm-central:handoff=nobody").unwrap_err().to_string().contains("handoff"));

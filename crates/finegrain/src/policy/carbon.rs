@@ -132,11 +132,7 @@ impl Carbon {
     pub fn loop_task_size(&self, len: usize, leaf: usize, workers: usize) -> (usize, usize) {
         let leaf = leaf.max(1);
         let leaves = len.div_ceil(leaf);
-        let per = if self.grain == 0 {
-            leaves.div_ceil(workers.max(1) * self.loop_tasks.max(1)).max(1)
-        } else {
-            self.grain.div_ceil(leaf).max(1)
-        };
+        let per = if self.grain == 0 { leaves.div_ceil(workers.max(1) * self.loop_tasks.max(1)).max(1) } else { self.grain.div_ceil(leaf).max(1) };
         (per, leaves.div_ceil(per))
     }
 
@@ -257,7 +253,8 @@ mod tests {
 
     #[test]
     fn thresholds() {
-        let c = Carbon { deque: 32, prefetch: 1, limit: Carbon::default_limit(32), prefetch_steal: true, loop_descriptor: true, grain: 0, loop_tasks: 8 };
+        let c =
+            Carbon { deque: 32, prefetch: 1, limit: Carbon::default_limit(32), prefetch_steal: true, loop_descriptor: true, grain: 0, loop_tasks: 8 };
         assert_eq!(c.overflow_count(32), 10);
         assert_eq!(c.underflow_threshold(), 8);
         assert_eq!(c.refill_count(3, 100), 13);
