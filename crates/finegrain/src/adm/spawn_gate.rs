@@ -36,7 +36,7 @@
 //! only ever store zero to `limit`. The line is read by the owner at every
 //! `join` and written by a sender once per message.
 
-#[cfg(feature = "stats")]
+#[cfg(all(feature = "stats", not(loom)))]
 use crate::stats::Countdown;
 use crate::sync::AtomicUsize;
 use std::cell::Cell;
@@ -61,7 +61,7 @@ pub(crate) struct Gate {
     /// it (`HotCounters::publish`) makes the statistics cost one
     /// decrement and test per join: a countdown whose zero picks the joins
     /// to time (`stats/mod.rs`, `join.rs`'s `join_marked_sampled`).
-    #[cfg(feature = "stats")]
+    #[cfg(all(feature = "stats", not(loom)))]
     pub(crate) joins: Countdown,
 }
 
@@ -72,7 +72,7 @@ impl Gate {
             limit: AtomicUsize::new(0),
             stack_hi: Cell::new(0),
             marks_end: Cell::new(std::ptr::null()),
-            #[cfg(feature = "stats")]
+            #[cfg(all(feature = "stats", not(loom)))]
             joins: Countdown::new(0, crate::stats::SAMPLE_PERIOD),
         }
     }
@@ -81,15 +81,15 @@ impl Gate {
     /// without `stats`).
     #[inline(always)]
     pub(crate) fn count_join(&self) {
-        #[cfg(feature = "stats")]
+        #[cfg(all(feature = "stats", not(loom)))]
         self.joins.add(1);
     }
 
     /// Joins counted so far (0 without `stats`).
     pub(crate) fn joins(&self) -> u64 {
-        #[cfg(feature = "stats")]
+        #[cfg(all(feature = "stats", not(loom)))]
         return self.joins.count();
-        #[cfg(not(feature = "stats"))]
+        #[cfg(not(all(feature = "stats", not(loom))))]
         0
     }
 }
