@@ -197,6 +197,14 @@ impl AdmWorker {
                 j
             }),
         };
+        // A task sent to this worker (a `TASK`) that it has not received yet:
+        // it was handed over while this worker was starting a task of its
+        // own, and would otherwise wait in the mailbox until that ends. Its
+        // sender prepared it and sent its enqueue counts before it left.
+        // SAFETY: this thread is the mailbox's receiver and is not inside a
+        // `recv` (`handle_mail` receives inside a deferral section); the
+        // word is a job pointer a victim sent.
+        let job = job.or_else(|| self.mail().take_task_in_ring().map(|p| unsafe { JobRef::from_ptr(p as *mut JobHeader) }));
         sh.rescue[r - 1].ans.store(job.map_or(EMPTY, |j| j.header() as usize), Ordering::Release);
     }
 
@@ -331,15 +339,48 @@ impl AdmWorker {
     /// already taken it, wait for its answer, which can only be EMPTY: a
     /// pool stops only when no task is left.
     fn withdraw_rescue(&self) {
-        let Some(v) = self.outstanding.take() else { return };
+        let ans = self.take_back_request();
+        debug_assert!(ans <= EMPTY, "a task answered to a stopping worker");
+    }
+
+    /// This worker found work while a request of its own was still out: take
+    /// the request back, or, if the victim has already taken it, wait for the
+    /// answer (its handler is a few instructions from storing it) and queue
+    /// the job it carries. Left out, a job answered now would sit in the
+    /// answer slot, where nobody else can reach it, for as long as the task
+    /// this worker is about to run (`tests/blocking.rs`, `coarse_scope`:
+    /// a worker that asked for work and was then handed a task by a push's
+    /// hand-off ran it for 500 ms with the second task in its slot).
+    #[cold]
+    #[inline(never)]
+    fn settle_rescue(&self, h: &Handles) {
+        let ans = self.take_back_request();
+        if ans > EMPTY {
+            // SAFETY: as in `collect_rescue`.
+            self.private.push(unsafe { JobRef::from_ptr(ans as *mut JobHeader) }.mark_received());
+            h.counters().count(Counter::Steals, 1);
+            h.counters().count(Counter::TasksStolen, 1);
+        }
+    }
+
+    /// Withdraw the outstanding request, if any: 0 if it was withdrawn before
+    /// the victim saw it, else the victim's answer (EMPTY or a job).
+    fn take_back_request(&self) -> usize {
+        let Some(v) = self.outstanding.take() else { return 0 };
         let sh = self.shared();
+        let mine = &sh.rescue[self.index];
+        let mut ans = 0;
         if sh.rescue[v].req.compare_exchange(self.index + 1, 0, Ordering::AcqRel, Ordering::Acquire).is_err() {
-            while sh.rescue[self.index].ans.load(Ordering::Acquire) == PENDING {
+            loop {
+                ans = mine.ans.load(Ordering::Acquire);
+                if ans != PENDING {
+                    break;
+                }
                 crate::sync::thread::yield_now();
             }
-            debug_assert!(sh.rescue[self.index].ans.load(Ordering::Acquire) <= EMPTY, "a task answered to a stopping worker");
         }
-        sh.rescue[self.index].ans.store(0, Ordering::Relaxed);
+        mine.ans.store(0, Ordering::Relaxed);
+        ans
     }
 
     pub(crate) fn marks(&self) -> &FrameMarks {
@@ -599,7 +640,10 @@ impl AdmWorker {
         let resume = h.counters().current();
         loop {
             mb.begin_drain();
-            while let Some(m) = mb.recv() {
+            // Received inside a deferral section: the rescue handler may take
+            // a task out of a `TASK` still in the ring (`answer_rescue`), but
+            // not out of one being copied out.
+            while let Some(m) = self.recv_deferred(mb) {
                 h.counters().count(Counter::Messages, 1);
                 let manager_msg = !matches!(m.kind, MsgKind::Task) && m.words[0] != WORKER;
                 h.counters().enter(if manager_msg { Bucket::HandlerManager } else { Bucket::HandlerWorker });
@@ -629,6 +673,15 @@ impl AdmWorker {
         }
         h.counters().enter(resume);
         self.refresh_limit();
+    }
+
+    #[inline]
+    fn recv_deferred(&self, mb: &Mailbox) -> Option<Msg> {
+        if self.notify == Notify::Poll {
+            return mb.recv();
+        }
+        let _section = interrupt::defer();
+        mb.recv()
     }
 
     fn on_message(&self, h: &Handles, m: Msg) {
@@ -836,6 +889,9 @@ impl Mechanism for AdmWorker {
 
     #[inline]
     fn found_work(&self, h: &Handles) {
+        if self.outstanding.get().is_some() {
+            self.settle_rescue(h);
+        }
         self.starving_reported.set(false);
         self.starving_since.set(None);
         self.empty_rescues.set(0);

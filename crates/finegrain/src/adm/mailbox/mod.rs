@@ -269,10 +269,66 @@ impl Mailbox {
     }
 }
 
+impl Mailbox {
+    /// Receiver's thread only, and never while a [`recv`](Mailbox::recv) of
+    /// it is under way (the rescue handler, `adm/interrupt.rs`, which the
+    /// runtime keeps out of `recv` by a deferral section): take the task out
+    /// of the oldest `TASK` message that carries one and is already in the
+    /// ring, leaving the message with no task (word 0 zero) so that it still
+    /// does its other duties when it is received. Published ring slots
+    /// between `head` and `tail` belong to the receiver until it releases
+    /// them, so they are read and written here without atomics; slots still
+    /// being written are not looked at, and neither is the overflow queue
+    /// (its lock is not async-signal-safe).
+    #[cfg_attr(loom, allow(dead_code))]
+    pub(crate) fn take_task_in_ring(&self) -> Option<usize> {
+        let h = self.head.load(Ordering::Relaxed);
+        let t = self.tail.load(Ordering::Acquire);
+        let mut pos = h;
+        while pos != t && pos.wrapping_sub(h) < RING {
+            let slot = &self.slots[pos % RING];
+            if slot.seq.load(Ordering::Acquire) != pos + 1 {
+                return None; // its sender is mid-send
+            }
+            // SAFETY: published and not yet released, so only the receiver,
+            // this thread, touches it; no `recv` is under way (the contract).
+            let job = slot.msg.with_mut(|m| unsafe {
+                let m = (*m).assume_init_mut();
+                if m.kind == MsgKind::Task && m.words[0] != 0 {
+                    Some(std::mem::take(&mut m.words[0]))
+                } else {
+                    None
+                }
+            });
+            if job.is_some() {
+                return job;
+            }
+            pos += 1;
+        }
+        None
+    }
+}
+
 #[cfg(all(test, not(loom)))]
 mod tests {
     use super::*;
     use std::sync::Arc;
+
+    #[test]
+    fn a_task_in_the_ring_can_be_taken_out_once() {
+        let mb = Mailbox::new();
+        mb.send(Msg::new(MsgKind::Update, 3, &[0, 1, 0]));
+        mb.send(Msg::new(MsgKind::Task, 1, &[0, 0]));
+        mb.send(Msg::new(MsgKind::Task, 1, &[0x1000, 0]));
+        mb.send(Msg::new(MsgKind::Task, 1, &[0x2000, 1]));
+        assert_eq!(mb.take_task_in_ring(), Some(0x1000));
+        assert_eq!(mb.take_task_in_ring(), Some(0x2000));
+        assert_eq!(mb.take_task_in_ring(), None);
+        mb.begin_drain();
+        let got: Vec<(MsgKind, [usize; 2])> = std::iter::from_fn(|| mb.recv()).map(|m| (m.kind, [m.words[0], m.words[1]])).collect();
+        // Every message still arrives, in order, with its task taken out.
+        assert_eq!(got, vec![(MsgKind::Update, [0, 1]), (MsgKind::Task, [0, 0]), (MsgKind::Task, [0, 0]), (MsgKind::Task, [0, 1])]);
+    }
 
     #[test]
     fn overflow_keeps_order_and_delivers_everything() {
