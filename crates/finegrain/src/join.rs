@@ -250,18 +250,10 @@ where
     }
     let ra = a();
     mem::forget(guard);
-    // The handler leaves a mark that is being taken back alone: between the
-    // load and the store below it could otherwise hand the job over too. The
-    // flag is the region's word for the job's second word, which no other
-    // live join can use as a mark (`FrameMarks::open_window`).
+    // One store clears the mark; a taker (this thread's interrupt handler
+    // included) left a note beside it (`FrameMarks::take_back`).
     // SAFETY: `mark` is this join's live-or-taken mark in this thread's region.
-    unsafe { FrameMarks::open_window(mark) };
-    let ours = mark.get().is_some();
-    if ours {
-        mark.set(None);
-    }
-    // SAFETY: as above.
-    unsafe { FrameMarks::close_window(mark) };
+    let ours = unsafe { FrameMarks::take_back(mark) };
     let rb = if ours {
         // SAFETY: the job was still marked, so nobody took it: it is ours.
         unsafe { job.run_inline() }
@@ -299,14 +291,8 @@ where
     let ra = a();
     mem::forget(guard);
     let p = Probe::start(c);
-    // SAFETY: as in `join_marked` (the handler leaves this mark alone).
-    unsafe { FrameMarks::open_window(mark) };
-    let ours = mark.get().is_some();
-    if ours {
-        mark.set(None);
-    }
-    // SAFETY: as above.
-    unsafe { FrameMarks::close_window(mark) };
+    // SAFETY: as in `join_marked`.
+    let ours = unsafe { FrameMarks::take_back(mark) };
     let deq = p.stop(c);
     crate::stats::sampled_join_dequeue(&g.joins, c, period, deq);
     // SAFETY: as in `join_marked`.
@@ -358,12 +344,8 @@ impl<F: FnOnce() -> R, R> Drop for MarkGuard<'_, F, R> {
 #[cold]
 #[inline(never)]
 fn finish_marked_after_panic<F: FnOnce() -> R, R>(job: &StackJob<JobLatch, F, R>, mark: &Mark) {
-    let section = crate::adm::interrupt::defer();
-    let ours = mark.get().is_some();
-    if ours {
-        mark.set(None);
-    }
-    drop(section);
+    // SAFETY: the guard's mark is its join's live-or-taken mark in this thread's region.
+    let ours = unsafe { FrameMarks::take_back(mark) };
     if ours {
         // SAFETY: still marked, so it is ours.
         let _ = panic::catch_unwind(AssertUnwindSafe(|| unsafe { job.run_inline() }));

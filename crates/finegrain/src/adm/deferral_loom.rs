@@ -134,3 +134,86 @@ fn loom_deferral_task_taken_exactly_once() {
         assert_eq!(w.owner_got.load(Relaxed) + sent, 1, "the owner took it, or the requester got it");
     });
 }
+
+/// The `join`'s take-back of its mark (`FrameMarks::take_back`): the owner
+/// marks its job, runs `a`, then clears the mark with one store and reads
+/// the note word beside it; a handler delivered at any point between (the
+/// signal of a requester) takes a live mark, leaves the note and answers with
+/// the job. Checked: the job runs exactly once, inline or at the requester,
+/// and the owner sees the note exactly when the requester got the job.
+#[test]
+fn loom_take_back_one_store_decides() {
+    const ENTRY: usize = 7;
+    const NOTE: usize = 1;
+    struct Marks {
+        raised: AtomicBool,
+        req: AtomicUsize,
+        ans: AtomicUsize,
+        mark: AtomicUsize,
+        note: AtomicUsize,
+    }
+    impl Marks {
+        fn handler(&self) {
+            if self.req.swap(0, AcqRel) == 0 {
+                return;
+            }
+            let a = if self.mark.load(Relaxed) > NOTE {
+                self.mark.store(0, Relaxed);
+                self.note.store(NOTE, Relaxed);
+                TASK
+            } else {
+                EMPTY
+            };
+            self.ans.store(a, Release);
+        }
+        fn deliver(&self) {
+            if self.raised.swap(false, Relaxed) {
+                self.handler();
+            }
+        }
+    }
+    model(Some(3), || {
+        let w = Arc::new(Marks {
+            raised: AtomicBool::new(false),
+            req: AtomicUsize::new(0),
+            ans: AtomicUsize::new(0),
+            mark: AtomicUsize::new(0),
+            note: AtomicUsize::new(0),
+        });
+        let r = Arc::clone(&w);
+        let requester = thread::spawn(move || {
+            r.ans.store(PENDING, Relaxed);
+            assert!(r.req.compare_exchange(0, 1, AcqRel, Relaxed).is_ok());
+            r.raised.store(true, Relaxed);
+            let a = r.ans.load(Acquire);
+            if a != PENDING {
+                return Some(a);
+            }
+            match r.req.compare_exchange(1, 0, AcqRel, Acquire) {
+                Ok(_) => Some(0),
+                Err(_) => None,
+            }
+        });
+        w.deliver();
+        w.mark.store(ENTRY, Relaxed);
+        w.deliver(); // while `a` runs
+                     // The take-back: one store, then the note.
+        w.mark.store(0, Relaxed);
+        w.deliver();
+        let ours = w.note.load(Relaxed) != NOTE;
+        if !ours {
+            w.note.store(0, Relaxed);
+        }
+        w.deliver();
+        w.handler(); // a later scheduling point answers a request still posted
+        let got = requester.join().unwrap().unwrap_or_else(|| {
+            let a = w.ans.load(Acquire);
+            assert_ne!(a, PENDING, "a swapped request was never answered");
+            a
+        });
+        let sent = (got == TASK) as usize;
+        assert_eq!(ours as usize + sent, 1, "the job runs exactly once");
+        assert_eq!(w.mark.load(Relaxed), 0);
+        assert_eq!(w.note.load(Relaxed), 0, "no note outlives its join");
+    });
+}

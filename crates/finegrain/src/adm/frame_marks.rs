@@ -34,12 +34,14 @@
 //! # Invariants
 //! - A live mark at depth `d` is the entry point of a `StackJob` at address
 //!   `stack_hi - d`, in a live frame of this worker whose `join` has not yet
-//!   taken it back; every other word of the region is zero (`None`). Taking a
-//!   mark writes the entry point into the job's header with its owner and
-//!   latch state (`JobHeader::prepare_marked`), the only way a marked job
-//!   leaves its `join`. A `join` clears its mark on every way out (taken
-//!   back, taken by the owner, or unwinding: `MarkGuard` in `join.rs`), so no
-//!   mark outlives its frame.
+//!   taken it back; every other word of the region is zero (`None`), except
+//!   the word after a mark that was taken, which holds [`TAKEN`] until that
+//!   mark's `join` settles. Taking a mark writes the entry point into the
+//!   job's header with its owner and latch state
+//!   (`JobHeader::prepare_marked`), the only way a marked job leaves its
+//!   `join`, and leaves the note. A `join` clears its mark, and the note if
+//!   any, on every way out (taken back, taken by the owner, or unwinding:
+//!   `MarkGuard` in `join.rs`), so neither outlives its frame.
 //! - No live mark has depth below `scan_from`. A scan that *takes* marks may
 //!   raise it to just past the last mark it took (every word below is zero
 //!   then). New marks can appear at smaller depths only once the stack has
@@ -128,8 +130,17 @@ impl Drop for Region {
     }
 }
 
-/// The flag [`FrameMarks::open_window`] leaves in the word after a mark.
-const WINDOW: usize = 1;
+/// The note a taker leaves in the word after a mark it takes (the region's
+/// word for the job's second stack word), for the mark's `join` to find
+/// ([`FrameMarks::take_back`]). Not an entry point (code is never at address
+/// 1), so a scan tells it from a mark: a word is a live mark iff it is above
+/// this.
+const TAKEN: usize = 1;
+
+#[inline(always)]
+fn is_mark(w: usize) -> bool {
+    w > TAKEN
+}
 
 /// See the module documentation.
 pub(crate) struct FrameMarks {
@@ -191,18 +202,24 @@ impl FrameMarks {
 
     /// Live marks above depth `cur`.
     pub(crate) fn count(&self, cur: usize) -> usize {
-        self.live_range(cur).step_by(8).filter(|&d| self.word(d).get().is_some()).count()
+        self.live_range(cur).step_by(8).filter(|&d| is_mark(self.raw(d))).count()
     }
 
     /// Is any mark live above depth `cur`? Looks at the deepest first, where the
     /// enclosing join's mark usually is.
     pub(crate) fn any_live(&self, cur: usize) -> bool {
         let r = self.live_range(cur);
-        (r.start..r.end).step_by(8).rev().any(|d| self.word(d).get().is_some())
+        (r.start..r.end).step_by(8).rev().any(|d| is_mark(self.raw(d)))
     }
 
+    /// Take the live mark at depth `d`: clear it, leave [`TAKEN`] in the word
+    /// after it for its `join`, and prepare the job to run elsewhere.
     fn take_at(&self, d: usize, owner: usize) -> JobRef {
         let entry = self.word(d).replace(None).expect("take_at: a live mark");
+        debug_assert!(d > 8 && self.raw(d - 8) == 0, "take_at: the word after a live mark is free");
+        // SAFETY: the word for depth d - 8 is in the region and belongs to
+        // this mark's job (its second word): no other mark uses it.
+        unsafe { Self::note_word(self.word(d)).write(TAKEN) };
         // The job mirrored by the mark. Its `join` exposed its address when
         // it computed the depth, so the address alone names it again.
         // (`with_exposed_provenance_mut`, spelled as a cast for Rust 1.80.)
@@ -225,7 +242,7 @@ impl FrameMarks {
             if taken == k {
                 break;
             }
-            if self.word(d).get().is_some() {
+            if is_mark(self.raw(d)) {
                 each(self.take_at(d, owner));
                 taken += 1;
                 next_from = Some(d + 8);
@@ -242,7 +259,7 @@ impl FrameMarks {
     pub(crate) fn take_newest(&self, cur: usize, owner: usize) -> Option<JobRef> {
         let _section = defer();
         let r = self.live_range(cur);
-        let d = (r.start..r.end).step_by(8).rev().find(|&d| self.word(d).get().is_some())?;
+        let d = (r.start..r.end).step_by(8).rev().find(|&d| is_mark(self.raw(d)))?;
         Some(self.take_at(d, owner))
     }
 
@@ -253,60 +270,60 @@ impl FrameMarks {
         self.scan_from.set(8);
     }
 
-    /// The `join` of `mark` starts taking it back: until [`close_window`]
-    /// an interrupt handler must not take it (`interrupt.rs`). The flag is
-    /// [`WINDOW`] in the region's word for the stack word 8 bytes above the
-    /// job (its header's second word): no other live job lies there, so no
-    /// live mark uses that word, and only the handler ever sees the flag
-    /// (the owner's own scans never run inside the window).
+    /// The `join` of `mark` takes it back after its `a`: clear the mark, then
+    /// read the word after it. Whoever took the mark before (the owner at a
+    /// scheduling point, or the interrupt handler, which runs between two
+    /// instructions of this thread: `interrupt.rs`) left [`TAKEN`] there;
+    /// after the clearing store nobody can take it. So the one store decides,
+    /// and there is no moment in which the mark is still set but already
+    /// being taken back. Returns whether the job is still this `join`'s to
+    /// run; if it was taken, the note is cleared.
+    ///
+    /// Two plain instructions on the fast path (a store, and a compare with
+    /// memory), where checking the mark first and clearing it after needs a
+    /// window in which the handler must be kept off it (a flag stored before
+    /// and cleared after: two stores more per `join`).
     ///
     /// # Safety
     /// `mark` is the mark word of a live job of the calling thread.
-    ///
-    /// [`close_window`]: FrameMarks::close_window
     #[inline(always)]
-    pub(crate) unsafe fn open_window(mark: &Mark) {
-        // SAFETY: the word after `mark` is in the region (the job is at
-        // least two words deep below the stack's top) and is zero.
-        unsafe { Self::window_word(mark).write(WINDOW) };
+    pub(crate) unsafe fn take_back(mark: &Mark) -> bool {
+        mark.set(None);
+        // The clearing store comes before the read of the note in the program
+        // order the handler sees: a handler after it finds no mark; one before
+        // it has left its note.
         std::sync::atomic::compiler_fence(std::sync::atomic::Ordering::SeqCst);
-    }
-
-    /// The take-back of `mark` is over.
-    ///
-    /// # Safety
-    /// As for [`open_window`](FrameMarks::open_window).
-    #[inline(always)]
-    pub(crate) unsafe fn close_window(mark: &Mark) {
-        std::sync::atomic::compiler_fence(std::sync::atomic::Ordering::SeqCst);
-        // SAFETY: as in `open_window`.
-        unsafe { Self::window_word(mark).write(0) };
+        let note = Self::note_word(mark);
+        // SAFETY: the word after a live job's mark is in the region (the job
+        // is at least two words below the stack's top) and is its job's.
+        let ours = unsafe { note.read() } != TAKEN;
+        if !ours {
+            // SAFETY: as above.
+            unsafe { note.write(0) };
+        }
+        ours
     }
 
     #[inline(always)]
-    fn window_word(mark: &Mark) -> *mut usize {
+    fn note_word(mark: &Mark) -> *mut usize {
         // The word for depth d - 8 follows the one for depth d.
         (mark as *const Mark).wrapping_add(1) as *mut usize
     }
 
-    /// The raw word of depth `d` (a mark's entry point, 0, or [`WINDOW`]).
+    /// The raw word of depth `d` (a mark's entry point, 0, or [`TAKEN`]).
     fn raw(&self, d: usize) -> usize {
         // SAFETY: a word of the region; `Option<ExecFn>` is one word, 0 for None.
         unsafe { (self.word(d) as *const Mark as *const usize).read() }
     }
 
-    /// The oldest live mark above depth `cur` whose `join` is not taking it
-    /// back right now ([`open_window`](FrameMarks::open_window)), taken for
-    /// a rescue request (`interrupt.rs`, in the handler or at a scheduling
-    /// point). A mark in its window is the deepest live one, so the scan hint
-    /// may move past what is taken.
+    /// The oldest live mark above depth `cur`, taken for a rescue request
+    /// (`interrupt.rs`, in the handler or at a scheduling point). A `join`
+    /// taking its own mark back does so in one store
+    /// ([`take_back`](FrameMarks::take_back)), so every mark seen here is
+    /// free to take.
     pub(crate) fn take_oldest_for_rescue(&self, cur: usize, owner: usize) -> Option<JobRef> {
         let _section = defer();
-        let free = |d: usize| {
-            let w = self.raw(d);
-            w != 0 && w != WINDOW && self.raw(d - 8) != WINDOW
-        };
-        let d = self.live_range(cur).step_by(8).find(|&d| free(d))?;
+        let d = self.live_range(cur).step_by(8).find(|&d| is_mark(self.raw(d)))?;
         let j = self.take_at(d, owner);
         self.scan_from.set(d + 8);
         Some(j)

@@ -76,26 +76,27 @@
 //! header (a job of a live frame of this very thread, or one on its queue),
 //! and touches the frame marks and the private queue. Those two are owned by
 //! this thread and touched by it only inside deferral sections, which the
-//! handler never interrupts, with two exceptions on the `join` fast path that
-//! are single stores or are excluded explicitly:
+//! handler never interrupts, with two exceptions on the `join` fast path,
+//! each decided by a single store:
 //! - marking (one store of the mark after the job is written; a compiler
 //!   fence keeps the job's writes before it);
-//! - taking the mark back after `a` (load, test, store): the join first
-//!   sets a flag in the word of the mark region next to its mark (the word
-//!   for the job's own second word, which no other live mark can use) and
-//!   clears it afterwards (`FrameMarks::open_window`); the handler never
-//!   takes a mark whose neighbour holds the flag. The mark being taken back
-//!   is the deepest live one, so skipping it never skips an older one. These
-//!   are two stores per `join`, addressed from the mark's own pointer; a
-//!   thread-local flag cost three instructions per spawn (an offset load
-//!   besides the two stores), and a flag in the job's header was wrong: the
-//!   header's words belong to the thief once the job is taken.
+//! - taking the mark back after `a`: one store clears it, and then the join
+//!   reads the word after the mark, where every taker (the handler
+//!   included) leaves a note when it takes a mark (`FrameMarks::take_back`).
+//!   A handler that runs before the store has taken the job and left its
+//!   note; one that runs after finds no mark. The note's word is the
+//!   region's word for the job's own second stack word, which no other live
+//!   mark can use. (The first version checked the mark, then cleared it,
+//!   and kept the handler off it in between by a flag stored before and
+//!   cleared after: two stores more per `join`.
+//!   A thread-local flag cost three, and a flag in the job's header was
+//!   wrong: the header's words belong to the thief once the job is taken.)
 //!
 //! The handler keeps `errno` as it found it.
 //!
 //! # Why no task is lost or run twice
 //! A mark or queue slot is taken either by the owner (inside a section, or by
-//! the join's take-back that the handler skips) or by the handler, which runs
+//! the join's one-store take-back) or by the handler, which runs
 //! only outside sections and to completion before the owner resumes: the two
 //! never interleave, so exactly one of them sees the task. The answer slot
 //! carries the job to exactly one requester: the request word is swapped to
