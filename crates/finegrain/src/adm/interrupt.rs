@@ -72,7 +72,10 @@
 //! # Why the handler is async-signal-safe
 //! It allocates nothing, takes no lock, and makes no call that is not
 //! async-signal-safe: it reads thread-locals that are constant-initialised
-//! (no lazy registration), swaps and stores atomics, writes the taken job's
+//! and already in use on this thread (the first use of a thread-local whose
+//! type has a destructor registers it, which allocates: `arm` comes after
+//! `tokens::init_here`; the interrupt record has no destructor), swaps and
+//! stores atomics, writes the taken job's
 //! header (a job of a live frame of this very thread, or one on its queue),
 //! and touches the frame marks and the private queue. Those two are owned by
 //! this thread and touched by it only inside deferral sections, which the

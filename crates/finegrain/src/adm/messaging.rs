@@ -144,6 +144,11 @@ impl AdmWorker {
         g.stack_hi.set(self.marks.stack_hi());
         g.marks_end.set(self.marks.end().cast());
         if self.notify != Notify::Poll {
+            // The handler reads this thread's tokens; a thread-local with a
+            // destructor registers it at its first use, which allocates, so
+            // that first use must not be in the handler (it deadlocked on
+            // malloc's lock in `tests/blocking.rs`).
+            tokens::init_here();
             interrupt::arm(self, &self.shared().rescue[self.index]);
         }
         g

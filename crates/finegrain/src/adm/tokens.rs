@@ -288,6 +288,15 @@ fn for_each_entry(mut f: impl FnMut(&mut Pending)) {
     })
 }
 
+/// Use this thread's tokens once, outside any signal handler: the first use
+/// of a thread-local whose type has a destructor registers that destructor
+/// (`__cxa_thread_atexit_impl`, which allocates), so it must not happen in
+/// the interrupt handler (`interrupt.rs`), which reads the tokens through
+/// [`none_enqueued_here`].
+pub(crate) fn init_here() {
+    TOKENS.with(|_| ());
+}
+
 /// Has this worker no enqueue count waiting to be sent? Only then may a task
 /// leave its private queue without `take_enqueued` first (the interrupt
 /// handler, which cannot send, `adm/interrupt.rs`): otherwise the root could
