@@ -177,7 +177,7 @@ where
     }
     match &wt.local {
         Local::Adm(m) => join_private_slow(wt, m, a, b),
-        Local::Unit(m) => join_unit(wt, m, a, b),
+        Local::Unit(m) => join_central(wt, m, a, b),
         Local::Fixed(m) => join_fixed(wt, m, a, b),
         // SAFETY: not `ws`, tested above.
         Local::Ws(_) => unsafe { std::hint::unreachable_unchecked() },
@@ -258,7 +258,7 @@ where
         // SAFETY: the job was still marked, so nobody took it: it is ours.
         unsafe { job.run_inline() }
     } else {
-        mark_taken(job)
+        mark_taken(job, mark)
     };
     (ra, rb)
 }
@@ -296,7 +296,7 @@ where
     let deq = p.stop(c);
     crate::stats::sampled_join_dequeue(&g.joins, c, period, deq);
     // SAFETY: as in `join_marked`.
-    let rb = if ours { unsafe { job.run_inline() } } else { mark_taken(job) };
+    let rb = if ours { unsafe { job.run_inline() } } else { mark_taken(job, mark) };
     (ra, rb)
 }
 
@@ -316,7 +316,9 @@ fn join_slow_duties(d: usize) {
 /// latch says when it is done.
 #[cold]
 #[inline(never)]
-fn mark_taken<B: FnOnce() -> RB, RB>(job: &StackJob<JobLatch, B, RB>) -> RB {
+fn mark_taken<B: FnOnce() -> RB, RB>(job: &StackJob<JobLatch, B, RB>, mark: &Mark) -> RB {
+    // SAFETY: `mark` is this join's taken mark in this thread's region.
+    unsafe { FrameMarks::clear_note(mark) };
     // SAFETY: a join runs on a worker; the current one is live.
     let wt = unsafe { &*WorkerThread::current() };
     wt.h.hot.join_slow();
@@ -350,7 +352,7 @@ fn finish_marked_after_panic<F: FnOnce() -> R, R>(job: &StackJob<JobLatch, F, R>
         // SAFETY: still marked, so it is ours.
         let _ = panic::catch_unwind(AssertUnwindSafe(|| unsafe { job.run_inline() }));
     } else {
-        let _ = panic::catch_unwind(AssertUnwindSafe(|| mark_taken(job)));
+        let _ = panic::catch_unwind(AssertUnwindSafe(|| mark_taken(job, mark)));
     }
 }
 
@@ -505,6 +507,26 @@ where
     (ra, rb)
 }
 
+/// `join` under a central-unit policy: Carbon's own path, or the serial one.
+/// Out of line, and with the two paths out of line too: inlined into
+/// `join_other`, the choice made every `ws` join's frame bigger (84.8 ->
+/// 89.2 instructions per spawn); inlined into one function, the two paths'
+/// frame was 664 bytes per recursion level, against 504 for `join_unit`
+/// alone, which lowered the deepest recursion of every central-unit policy.
+#[inline(never)]
+fn join_central<A, B, RA, RB>(wt: &WorkerThread, m: &UnitWorker, a: A, b: B) -> (RA, RB)
+where
+    A: FnOnce() -> RA + Send,
+    B: FnOnce() -> RB + Send,
+    RA: Send,
+    RB: Send,
+{
+    match m.carbon() {
+        Some(c) => join_carbon(wt, m, c, a, b),
+        None => join_unit(wt, m, a, b),
+    }
+}
+
 /// `join` under the central unit: like the others, with `a` and `b` at their
 /// serial positions (`pdf`; `SerialPath::join`).
 #[inline(never)]
@@ -515,9 +537,6 @@ where
     RA: Send,
     RB: Send,
 {
-    if let Some(c) = m.carbon() {
-        return join_carbon(wt, m, c, a, b);
-    }
     let job = &StackJob::new(b, JobLatch);
     let (entry, here) = m.join_begin(&wt.h, job.as_job_ref());
     let guard = JoinGuard::<B, RB, false> { job };
@@ -537,7 +556,7 @@ where
 
 /// `join` under `carbon`: `b` goes to the prefetch buffer (TQ_ENQUEUE) and
 /// is taken back from it, with no serial position to keep (`gtu/`).
-#[inline(always)]
+#[inline(never)]
 fn join_carbon<A, B, RA, RB>(wt: &WorkerThread, m: &UnitWorker, c: crate::policy::carbon::Carbon, a: A, b: B) -> (RA, RB)
 where
     A: FnOnce() -> RA + Send,
