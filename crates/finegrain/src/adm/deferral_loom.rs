@@ -81,6 +81,28 @@ impl World {
     }
 }
 
+/// The requester as in the runtime: it posts, signals, and never waits; it
+/// looks at its answer at a later idle round, and withdraws if none came
+/// (here at once: the worker stops). `None`: the withdrawal failed, so the
+/// owner swapped the request word and its answer is on its way.
+fn post_then_withdraw(raised: &AtomicBool, req: &AtomicUsize, ans: &AtomicUsize) -> Option<usize> {
+    ans.store(PENDING, Relaxed);
+    // Claimed by a compare-exchange from 0, as `try_rescue` does.
+    assert!(req.compare_exchange(0, 1, AcqRel, Relaxed).is_ok(), "one requester");
+    raised.store(true, Relaxed);
+    let a = ans.load(Acquire);
+    if a != PENDING {
+        return Some(a);
+    }
+    match req.compare_exchange(1, 0, AcqRel, Acquire) {
+        Ok(_) => Some(0),
+        Err(v) => {
+            assert_eq!(v, 0, "nobody else posts");
+            None
+        }
+    }
+}
+
 #[test]
 fn loom_deferral_task_taken_exactly_once() {
     model(Some(3), || {
@@ -95,27 +117,7 @@ fn loom_deferral_task_taken_exactly_once() {
             answered: AtomicBool::new(false),
         });
         let r = Arc::clone(&w);
-        // The requester as in the runtime: it posts, signals, and never
-        // waits; it looks at its answer at a later idle round, and withdraws
-        // if none came (here at once: the worker stops). A failed withdrawal
-        // means the owner swapped the word, so its answer is on its way.
-        let requester = thread::spawn(move || {
-            r.ans.store(PENDING, Relaxed);
-            // Claimed by a compare-exchange from 0, as `try_rescue` does.
-            assert!(r.req.compare_exchange(0, 1, AcqRel, Relaxed).is_ok(), "one requester");
-            r.raised.store(true, Relaxed);
-            let a = r.ans.load(Acquire);
-            if a != PENDING {
-                return Some(a);
-            }
-            match r.req.compare_exchange(1, 0, AcqRel, Acquire) {
-                Ok(_) => Some(0),
-                Err(v) => {
-                    assert_eq!(v, 0, "nobody else posts");
-                    None
-                }
-            }
-        });
+        let requester = thread::spawn(move || post_then_withdraw(&r.raised, &r.req, &r.ans));
         w.deliver();
         w.owner_take();
         // One more scheduling point (the answer is due there if every signal
@@ -181,23 +183,12 @@ fn loom_take_back_one_store_decides() {
             note: AtomicUsize::new(0),
         });
         let r = Arc::clone(&w);
-        let requester = thread::spawn(move || {
-            r.ans.store(PENDING, Relaxed);
-            assert!(r.req.compare_exchange(0, 1, AcqRel, Relaxed).is_ok());
-            r.raised.store(true, Relaxed);
-            let a = r.ans.load(Acquire);
-            if a != PENDING {
-                return Some(a);
-            }
-            match r.req.compare_exchange(1, 0, AcqRel, Acquire) {
-                Ok(_) => Some(0),
-                Err(_) => None,
-            }
-        });
+        let requester = thread::spawn(move || post_then_withdraw(&r.raised, &r.req, &r.ans));
         w.deliver();
         w.mark.store(ENTRY, Relaxed);
-        w.deliver(); // while `a` runs
-                     // The take-back: one store, then the note.
+        // While `a` runs.
+        w.deliver();
+        // The take-back: one store, then the note.
         w.mark.store(0, Relaxed);
         w.deliver();
         let ours = w.note.load(Relaxed) != NOTE;
