@@ -57,7 +57,7 @@ pub struct RunStats {
 
 /// Tasks of a run as Sanchez, Yoo, Kozyrakis characterise their workloads
 /// (ASPLOS 2010, Table 4): how many, how long, how many stolen. The mean is
-/// time in tasks over tasks run; the median is that of the sampled leaf tasks
+/// time in tasks (with their own enqueues and dequeues) over tasks run; the median is that of the sampled leaf tasks
 /// (`finegrain::stats::lengths` says which tasks are sampled); cycles are
 /// ticks of the time-stamp counter.
 #[derive(Clone, Copy, Debug, Default, serde::Serialize)]
@@ -118,7 +118,7 @@ impl RunStats {
             messages: t.messages,
             parks: t.parks,
             time_ns: Buckets(Bucket::ALL.iter().map(|&b| t.time(b)).collect()),
-            profile: TaskProfile::of(t.tasks_run, t.tasks_stolen, t.time(Bucket::Task), &t.task_lengths, t.ticks_per_ns),
+            profile: TaskProfile::of(t.tasks_run, t.tasks_stolen, t.task_span_ns(), &t.task_lengths, t.ticks_per_ns),
             task_lengths: t.task_lengths.clone(),
         }
     }

@@ -105,11 +105,13 @@ fn profile(runs: &[&RunRecord]) -> Option<TaskProfile> {
         return None;
     }
     let (mut tasks, mut stolen, mut task_ns, mut lengths) = (0, 0, 0, Vec::<u64>::new());
-    let task_bucket = finegrain::Bucket::Task as usize;
+    // A task's length includes its own enqueues and take-backs
+    // (`WorkerStats::task_span_ns`).
+    let span = [finegrain::Bucket::Task, finegrain::Bucket::Enqueue, finegrain::Bucket::Dequeue];
     for s in &stats {
         tasks += s.tasks_run;
         stolen += s.tasks_stolen;
-        task_ns += s.time_ns.0.get(task_bucket).copied().unwrap_or(0);
+        task_ns += span.iter().map(|&b| s.time_ns.0.get(b as usize).copied().unwrap_or(0)).sum::<u64>();
         lengths.resize(lengths.len().max(s.task_lengths.len()), 0);
         for (a, b) in lengths.iter_mut().zip(&s.task_lengths) {
             *a += b;
