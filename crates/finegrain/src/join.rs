@@ -453,7 +453,11 @@ where
     // Counting the push also picks the joins to time (`stats/mod.rs`).
     #[cfg(feature = "stats")]
     if wt.h.hot.enq.due() {
-        return join_ws_sampled(wt, m, job, a);
+        let take = |jr| match m.pop_newest() {
+            Some(j) if j == jr => Ok(()),
+            other => Err(other),
+        };
+        return join_sampled(wt, job, a, |jr| m.push_uncounted(&wt.h, jr), take);
     }
     m.push_uncounted(&wt.h, job_ref);
     let guard = JoinGuard::<B, RB, false> { job };
@@ -471,12 +475,19 @@ where
     (ra, rb)
 }
 
-/// `join_ws` for a join the countdown picked: its push and its take-back
-/// each between two clock reads.
+/// A `join` the countdown picked (`join_ws`, `join_carbon`): its push and
+/// its take-back each between two clock reads. `take` returns `Ok` when it
+/// took `b` back, else what the worker popped instead (`take_back_slow`).
 #[cfg(feature = "stats")]
 #[cold]
 #[inline(never)]
-fn join_ws_sampled<A, B, RA, RB>(wt: &WorkerThread, m: &WsWorker, job: &StackJob<JobLatch, B, RB>, a: A) -> (RA, RB)
+fn join_sampled<A, B, RA, RB>(
+    wt: &WorkerThread,
+    job: &StackJob<JobLatch, B, RB>,
+    a: A,
+    push: impl FnOnce(JobRef),
+    take: impl FnOnce(JobRef) -> Result<(), Option<JobRef>>,
+) -> (RA, RB)
 where
     A: FnOnce() -> RA + Send,
     B: FnOnce() -> RB + Send,
@@ -486,23 +497,23 @@ where
     let job_ref = job.as_job_ref();
     let c = wt.counters();
     let p = Probe::start(c);
-    m.push_uncounted(&wt.h, job_ref);
+    push(job_ref);
     let enq = p.stop(c);
     let period = crate::stats::sampled_join_enqueue(&wt.h.hot.enq, c, enq);
     let guard = JoinGuard::<B, RB, false> { job };
     let ra = a();
     mem::forget(guard);
     let p = Probe::start(c);
-    let popped = m.pop_newest();
+    let taken = take(job_ref);
     let deq = p.stop(c);
     crate::stats::sampled_join_dequeue(&wt.h.hot.enq, c, period, deq);
-    let rb = match popped {
-        Some(j) if j == job_ref => {
+    let rb = match taken {
+        Ok(()) => {
             wt.h.hot.task_run();
-            // SAFETY: we popped our own job, so nobody else has it.
+            // SAFETY: we took our own job back, so nobody else has it.
             unsafe { job.run_inline() }
         }
-        other => take_back_slow(wt, job, other),
+        Err(other) => take_back_slow(wt, job, other),
     };
     (ra, rb)
 }
@@ -521,7 +532,7 @@ where
     RA: Send,
     RB: Send,
 {
-    match m.carbon() {
+    match m.carbon_ref() {
         Some(c) => join_carbon(wt, m, c, a, b),
         None => join_unit(wt, m, a, b),
     }
@@ -557,7 +568,7 @@ where
 /// `join` under `carbon`: `b` goes to the prefetch buffer (TQ_ENQUEUE) and
 /// is taken back from it, with no serial position to keep (`gtu/`).
 #[inline(never)]
-fn join_carbon<A, B, RA, RB>(wt: &WorkerThread, m: &UnitWorker, c: crate::policy::carbon::Carbon, a: A, b: B) -> (RA, RB)
+fn join_carbon<A, B, RA, RB>(wt: &WorkerThread, m: &UnitWorker, c: &crate::policy::carbon::Carbon, a: A, b: B) -> (RA, RB)
 where
     A: FnOnce() -> RA + Send,
     B: FnOnce() -> RB + Send,
@@ -566,6 +577,12 @@ where
 {
     let job = &StackJob::new(b, JobLatch);
     let job_ref = job.as_job_ref();
+    // As in `join_ws`: counting the push also picks the joins to time.
+    #[cfg(feature = "stats")]
+    if wt.h.hot.enq.due() {
+        let take = |jr| if m.carbon_take_back(&wt.h, c, jr) { Ok(()) } else { Err(m.pop_newest(&wt.h)) };
+        return join_sampled(wt, job, a, |jr| m.carbon_push(&wt.h, c, jr), take);
+    }
     m.carbon_push(&wt.h, c, job_ref);
     let guard = JoinGuard::<B, RB, false> { job };
     let ra = a();

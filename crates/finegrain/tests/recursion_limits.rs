@@ -25,7 +25,14 @@ fn documented_depth(policy: &str) -> u32 {
                 5_000
             }
         }
-        "carbon" | "sw-hier" | "pdf" => {
+        "carbon" => {
+            if release {
+                30_000
+            } else {
+                2_500
+            }
+        }
+        "sw-hier" | "pdf" => {
             if release {
                 12_000
             } else {

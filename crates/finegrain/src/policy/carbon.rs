@@ -3,8 +3,9 @@
 //! on Chip Multiprocessors", ISCA 2007, section 4).
 //!
 //! A global task unit (GTU) holds one bounded LIFO deque per worker (default
-//! 32 tasks), each serving one request at a time (here: one lock per deque,
-//! `gtu/`; no chip-wide lock). Each worker has a local task unit (LTU) with a
+//! 32 tasks), each serving one request at a time (here: one lock per deque
+//! that thieves hold, while the owner pushes and pops its end without it by
+//! the THE protocol, `gtu/`; no chip-wide lock). Each worker has a local task unit (LTU) with a
 //! one-entry prefetch buffer (here: one atomic word per worker, which its
 //! owner reaches without the deque's lock):
 //! - **enqueue** puts the task into the buffer; if the buffer is full its

@@ -63,10 +63,12 @@ struct UnitState {
 impl Shared {
     pub(crate) fn new(n: usize, policy: UnitPolicy) -> Shared {
         let buffer_visible = matches!(policy, UnitPolicy::Carbon(c) if c.prefetch_steal);
+        // Only `carbon` uses the lanes; the others get the smallest ring.
+        let capacity = if let UnitPolicy::Carbon(c) = policy { c.deque } else { 1 };
         Shared {
             state: Mutex::new(UnitState { global: BTreeMap::new() }),
             total: AtomicUsize::new(0),
-            gtu: Gtu::new(n, buffer_visible),
+            gtu: Gtu::new(n, capacity, buffer_visible),
             near: (0..n).map(|_| CachePadded::new(Mutex::new(VecDeque::new()))).collect(),
             near_len: (0..n).map(|_| CachePadded::new(AtomicUsize::new(0))).collect(),
         }
@@ -138,7 +140,14 @@ impl UnitWorker {
     /// Carbon's parameters, if this is Carbon's unit.
     #[inline(always)]
     pub(crate) fn carbon(&self) -> Option<Carbon> {
-        match self.policy {
+        self.carbon_ref().copied()
+    }
+
+    /// [`carbon`](Self::carbon) by reference: a `join` passes it down
+    /// without copying the parameters at every level.
+    #[inline(always)]
+    pub(crate) fn carbon_ref(&self) -> Option<&Carbon> {
+        match &self.policy {
             UnitPolicy::Carbon(c) => Some(c),
             _ => None,
         }
@@ -147,23 +156,24 @@ impl UnitWorker {
     /// `carbon`: TQ_ENQUEUE of a prepared-here job, counted and perhaps
     /// sampled (`stats`).
     #[inline(always)]
-    pub(crate) fn carbon_push(&self, h: &Handles, c: Carbon, job: JobRef) {
-        h.hot.enqueue_op(h.counters(), || self.carbon_push_uncounted(h, c, job))
+    fn carbon_push_counted(&self, h: &Handles, c: &Carbon, job: JobRef) {
+        h.hot.enqueue_op(h.counters(), || self.carbon_push(h, c, job))
     }
 
+    /// `carbon`: TQ_ENQUEUE, not counted (a `join` counts its own).
     #[inline(always)]
-    fn carbon_push_uncounted(&self, h: &Handles, c: Carbon, job: JobRef) {
+    pub(crate) fn carbon_push(&self, h: &Handles, c: &Carbon, job: JobRef) {
         // SAFETY: not yet visible to other threads.
         unsafe { JobHeader::prepare(job.as_ptr(), h.index) };
-        if self.unit().gtu.enqueue(h.index, &c, job) {
+        if self.unit().gtu.enqueue(h.index, c, job) {
             h.sleep().notify_new_work();
         }
     }
 
     /// `carbon`: take `job` back if it is still this worker's newest task.
     #[inline(always)]
-    pub(crate) fn carbon_take_back(&self, h: &Handles, c: Carbon, job: JobRef) -> bool {
-        h.hot.dequeue_op(h.counters(), || self.unit().gtu.take_back(h.index, &c, job))
+    pub(crate) fn carbon_take_back(&self, h: &Handles, c: &Carbon, job: JobRef) -> bool {
+        self.unit().gtu.take_back(h.index, c, job)
     }
 
     /// `carbon`: TQ_ENQUEUE_LOOP of a prepared-here loop job that hands out
@@ -181,7 +191,7 @@ impl UnitWorker {
     /// Queue a task that runs at serial position `path`; returns its entry.
     pub(crate) fn push_at(&self, h: &Handles, job: JobRef, path: SerialPath) -> Entry {
         if let UnitPolicy::Carbon(c) = self.policy {
-            self.carbon_push(h, c, job);
+            self.carbon_push_counted(h, &c, job);
             return Entry::injected(job);
         }
         h.hot.enqueue_op(h.counters(), || self.push_at_uncounted(h, job, path))
