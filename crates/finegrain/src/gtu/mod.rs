@@ -617,16 +617,28 @@ mod loom_tests {
         }
     }
 
-    /// Carbon's rules with a one-task deque and a stealable buffer, so that
-    /// three tasks exercise overflow, underflow and the buffer.
+    /// Carbon's rules for the models: a deque of `cap` tasks, with or
+    /// without a (stealable) buffer.
     #[derive(Copy, Clone)]
-    struct Tiny;
-    impl Rules for Tiny {
+    struct Model {
+        cap: usize,
+        buffered: bool,
+    }
+
+    /// A one-task deque and a stealable buffer, so that three tasks
+    /// exercise overflow, underflow and the buffer.
+    const TINY: Model = Model { cap: 1, buffered: true };
+
+    /// Room for all tasks and no buffer, so the owner's lock-free push and
+    /// pop meet a thief's claim in the deque itself.
+    const ROOMY: Model = Model { cap: 4, buffered: false };
+
+    impl Rules for Model {
         fn capacity(&self) -> usize {
-            1
+            self.cap
         }
         fn buffered(&self) -> bool {
-            true
+            self.buffered
         }
         fn overflow_count(&self, len: usize) -> usize {
             (len / 3).max(1)
@@ -641,11 +653,30 @@ mod loom_tests {
             len.div_ceil(2)
         }
         fn buffer_stealable(&self, len: usize) -> bool {
-            len == 0
+            self.buffered && len == 0
         }
         fn victims(&self, me: usize, n: usize) -> impl Iterator<Item = usize> {
             (1..n).map(move |k| (me + k) % n)
         }
+    }
+
+    /// The owner's end of a `join`: take `newest` back, then pop the rest.
+    fn owner_takes_back_then_drains(g: &Gtu<u32>, c: &impl Rules, newest: u32) -> Vec<u32> {
+        let mut all = Vec::new();
+        if g.take_back(0, c, newest) {
+            all.push(newest);
+        }
+        while let Some(j) = g.pop_newest(0, c) {
+            all.push(j);
+        }
+        all
+    }
+
+    /// Every task handed out exactly once, and nothing left behind.
+    fn all_exactly_once(mut all: Vec<u32>, expected: &[u32], g: &Gtu<u32>) {
+        all.sort();
+        assert_eq!(all, expected);
+        assert!(!g.has_work());
     }
 
     /// The owner enqueues three tasks and takes the newest back while a
@@ -654,7 +685,7 @@ mod loom_tests {
     #[test]
     fn steal_against_enqueue_and_take_back() {
         crate::loom_model::model(Some(3), || {
-            let c = Tiny;
+            let c = TINY;
             let g = Arc::new(Gtu::<u32>::new(2, c.capacity(), true));
             g.enqueue(0, &c, 1);
             let t = {
@@ -673,49 +704,10 @@ mod loom_tests {
             };
             g.enqueue(0, &c, 2);
             g.enqueue(0, &c, 3);
-            let mut all = Vec::new();
-            if g.take_back(0, &c, 3) {
-                all.push(3);
-            }
-            while let Some(j) = g.pop_newest(0, &c) {
-                all.push(j);
-            }
+            let mut all = owner_takes_back_then_drains(&g, &c, 3);
             all.extend(t.join().unwrap());
-            all.sort();
-            assert_eq!(all, vec![1, 2, 3]);
-            assert!(!g.has_work());
+            all_exactly_once(all, &[1, 2, 3], &g);
         });
-    }
-
-    /// Carbon's rules with room for all tasks and no buffer, so the owner's
-    /// lock-free push and pop meet a thief's claim in the deque itself.
-    #[derive(Copy, Clone)]
-    struct Roomy;
-    impl Rules for Roomy {
-        fn capacity(&self) -> usize {
-            4
-        }
-        fn buffered(&self) -> bool {
-            false
-        }
-        fn overflow_count(&self, len: usize) -> usize {
-            Tiny.overflow_count(len)
-        }
-        fn underflows(&self, len: usize, sw_len: usize) -> bool {
-            Tiny.underflows(len, sw_len)
-        }
-        fn refill_count(&self, len: usize, sw_len: usize) -> usize {
-            Tiny.refill_count(len, sw_len)
-        }
-        fn steal_count(&self, len: usize) -> usize {
-            Tiny.steal_count(len)
-        }
-        fn buffer_stealable(&self, _len: usize) -> bool {
-            false
-        }
-        fn victims(&self, me: usize, n: usize) -> impl Iterator<Item = usize> {
-            Tiny.victims(me, n)
-        }
     }
 
     /// The THE protocol: the owner pushes a third task and pops all three
@@ -724,7 +716,7 @@ mod loom_tests {
     #[test]
     fn owner_pops_against_a_thief_claim() {
         crate::loom_model::model(Some(3), || {
-            let c = Roomy;
+            let c = ROOMY;
             let g = Arc::new(Gtu::<u32>::new(2, c.capacity(), false));
             g.enqueue(0, &c, 1);
             g.enqueue(0, &c, 2);
@@ -733,17 +725,9 @@ mod loom_tests {
                 thread::spawn(move || g.steal(1, &c).iter().flat_map(|i| std::iter::repeat_n(i.job, i.left)).collect::<Vec<u32>>())
             };
             g.enqueue(0, &c, 3);
-            let mut all = Vec::new();
-            if g.take_back(0, &c, 3) {
-                all.push(3);
-            }
-            while let Some(j) = g.pop_newest(0, &c) {
-                all.push(j);
-            }
+            let mut all = owner_takes_back_then_drains(&g, &c, 3);
             all.extend(t.join().unwrap());
-            all.sort();
-            assert_eq!(all, vec![1, 2, 3]);
-            assert!(!g.has_work());
+            all_exactly_once(all, &[1, 2, 3], &g);
         });
     }
 
@@ -753,7 +737,7 @@ mod loom_tests {
     #[test]
     fn loop_entry_split_by_a_thief() {
         crate::loom_model::model(Some(3), || {
-            let c = Tiny;
+            let c = TINY;
             let g = Arc::new(Gtu::<u32>::new(2, c.capacity(), true));
             g.enqueue(0, &c, 1);
             g.enqueue_loop(0, &c, 7, 3);
@@ -774,9 +758,7 @@ mod loom_tests {
                 all.push(j);
             }
             all.extend(t.join().unwrap());
-            all.sort();
-            assert_eq!(all, vec![1, 7, 7, 7]);
-            assert!(!g.has_work());
+            all_exactly_once(all, &[1, 7, 7, 7], &g);
         });
     }
 }
