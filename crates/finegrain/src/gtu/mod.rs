@@ -177,7 +177,6 @@ pub(crate) struct LaneCell<T> {
     sw: AtomicUsize,
     /// The prefetch buffer: a task's word, 0 when empty.
     slot: AtomicUsize,
-    _t: std::marker::PhantomData<T>,
 }
 
 /// The global task unit: one lane per worker.
@@ -199,7 +198,6 @@ impl<T: Word> LaneCell<T> {
             extra: AtomicUsize::new(0),
             sw: AtomicUsize::new(0),
             slot: AtomicUsize::new(0),
-            _t: std::marker::PhantomData,
         }
     }
 
