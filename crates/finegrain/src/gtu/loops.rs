@@ -99,6 +99,10 @@ where
             Ok(v) => unsafe { *job.results[k].get() = Some(v) },
             Err(p) => job.panic.record(p),
         }
+        // Publish this worker's counts before the enqueuer can return (as a
+        // scope task does): a run that is not the last sets no latch, so
+        // nothing else would publish them before the caller reads its stats.
+        crate::worker::flush_current_counters();
         if job.left.fetch_sub(1, Ordering::AcqRel) == 1 {
             // SAFETY: the job was prepared by its enqueuer; after the latch
             // is set the enqueuer may free it, and this is the last touch.
