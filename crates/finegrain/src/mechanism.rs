@@ -123,9 +123,10 @@ pub(crate) trait Mechanism {
     fn took_injected(&self, _h: &Handles) {}
 
     /// Every source came up empty: say so to whoever needs to know (a
-    /// manager), before the worker idles.
+    /// manager), before the worker idles. `waiting`: the worker idles inside
+    /// a `join` or scope, waiting for work that runs elsewhere.
     #[inline(always)]
-    fn out_of_work(&self, _h: &Handles) {}
+    fn out_of_work(&self, _h: &Handles, _waiting: bool) {}
 
     /// The worker has been told no task is left anywhere (`UNBLOCK`).
     #[inline(always)]

@@ -48,6 +48,7 @@ unsafe impl Sync for NoGate {}
 static NO_GATE: NoGate = NoGate(Gate {
     top: Cell::new(ptr::null_mut()),
     limit: AtomicUsize::new(0),
+    signal: std::sync::atomic::AtomicBool::new(false),
     stack_hi: Cell::new(0),
     marks_end: Cell::new(ptr::null()),
     #[cfg(feature = "stats")]
@@ -83,6 +84,11 @@ pub(crate) fn flush_current_counters() {
 }
 
 /// A worker's mechanism: one per policy kind, chosen when the pool starts.
+/// A tag of its own (`repr(u8)`), not a niche in one of the workers'
+/// fields: a spawn's slow path dispatches on it, and a niche costs a load,
+/// an offset and a range check there (3 instructions per `join` under
+/// `carbon`, counted by `scripts/spawn_cost.sh`).
+#[repr(u8)]
 pub(crate) enum Local {
     Ws(WsWorker),
     Adm(AdmWorker),
@@ -389,7 +395,7 @@ impl WorkerThread {
             // Out of work: release the phase units held (`latch/tally.rs`).
             tally::flush(|| self.flush_counters());
             self.counters().enter(Bucket::StealFail);
-            m.out_of_work(h);
+            m.out_of_work(h, latch.is_some());
             if done() {
                 break;
             }
@@ -402,10 +408,19 @@ impl WorkerThread {
             match action {
                 IdleAction::Spin { pauses } => {
                     for _ in 0..pauses {
-                        if m.signal() {
+                        // Mail, or the latch this worker waits on: a `join`
+                        // whose `b` another worker ran resumes as soon as it
+                        // is done, not after the rest of the backoff.
+                        if m.signal() || done() {
                             break;
                         }
                         std::hint::spin_loop();
+                    }
+                    if done() {
+                        // The latch (or the pool's end): resume at once; mail
+                        // waits for the next scheduling point, as it would
+                        // have had the latch come a moment earlier.
+                        break;
                     }
                 }
                 IdleAction::Yield => crate::sync::thread::yield_now(),
@@ -515,6 +530,10 @@ impl Latch for JobLatch {
         debug_assert!(!wt.is_null(), "stack jobs run on workers of their own pool");
         // SAFETY: non-null current worker; publish counts before the waiter can read them.
         unsafe { (*wt).flush_counters() };
+        // SAFETY: as above.
+        if let Local::Adm(m) = unsafe { &(*wt).local } {
+            m.finishing_for_another();
+        }
         // SAFETY: the job was prepared before it left its owner; the completing
         // thread is a worker of the owner's pool, alive; `header` is live until
         // the swap inside `set_latch`, and the owner is read before it.

@@ -134,10 +134,14 @@ fn queue_operations_are_sampled_everywhere() {
 }
 
 /// The message policies time the operations of Table 5 that involve
-/// messages; work stealing times its steal attempts.
+/// messages; work stealing times its steal attempts. Tasks move by the
+/// manager's steals here (`handoff=manager`): the default hands most of them
+/// straight to idle workers, which involves no manager operation.
 #[test]
 fn slow_path_operations_are_timed() {
-    for spec in ["adm-central", "adm-hier", "adm-central:manager=dedicated"] {
+    let s = until("adm-central", Op::RecvTask);
+    assert!(s.total().ops[Op::SendTask as usize].count > 0, "adm-central: no send_task: {}", s.ops_table());
+    for spec in ["adm-central:handoff=manager", "adm-hier:handoff=manager", "adm-central:manager=dedicated,handoff=manager"] {
         let s = until(spec, Op::RecvTask);
         let t = s.total();
         for op in [Op::SendTask, Op::RecvTask] {

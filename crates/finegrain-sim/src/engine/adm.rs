@@ -12,7 +12,7 @@
 //! (`STEALER_UPDATE`), and the root tells everyone when nothing is left
 //! (`UNBLOCK`). The managers *are* `finegrain::policy::adm::ManagerNode`s and
 //! their actions travel by `finegrain::policy::adm::route`; thresholds are
-//! `next_report_threshold`, the hand-off to a sleeper `hand_to_sleeper`, loop
+//! `next_report_threshold`, the hand-off to a sleeper `hand_to_idle`, loop
 //! splitting `split::adm`.
 //!
 //! How a message reaches its receiver is the [`Delivery`]:
@@ -22,7 +22,7 @@
 //! - `Poll` (today's runtime): it waits in the receiver's mailbox until the
 //!   receiver's next scheduling point (its next turn: a loop leaf, a spawn, a
 //!   slice of a task's memory accesses), and a worker that makes work while
-//!   another sleeps hands it one task directly (`hand_to_sleeper`);
+//!   another sleeps hands it one task directly (`hand_to_idle`);
 //! - `Uli`: interrupts whose payload goes through the caches: the sender
 //!   writes a mailbox line the receiver then reads (section 6.3).
 //!
@@ -35,7 +35,7 @@ use super::item::{Frame, Item, Work};
 use super::result::{Bucket, Op};
 use super::run::{Found, Mech, Sim};
 use super::Delivery;
-use finegrain::policy::adm::{hand_to_sleeper, next_report_threshold, route, Action, ManagerNode, Route, Tree, RECEIVE_BUFFER};
+use finegrain::policy::adm::{hand_to_idle, next_report_threshold, route, Action, ManagerNode, Route, Tree, RECEIVE_BUFFER};
 use finegrain::policy::{split, Adm, Order};
 use std::collections::{BTreeSet, VecDeque};
 
@@ -63,7 +63,7 @@ enum Msg {
 
 #[derive(Debug)]
 pub(crate) struct AdmState {
-    /// `handoff=sleeper`: hand a task straight to a sleeper (`hand_to_sleeper`).
+    /// `handoff=sleeper`: hand a task straight to a sleeper (`hand_to_idle`).
     handoff_to_sleeper: bool,
     pub tree: Tree,
     pub queues: Vec<VecDeque<Item>>,
@@ -79,7 +79,7 @@ pub(crate) struct AdmState {
     free: Vec<u32>,
     /// `Poll`: delivered messages waiting for their receiver's turn.
     mail: Vec<VecDeque<Msg>>,
-    /// Starving workers asleep (candidates for `hand_to_sleeper`).
+    /// Starving workers asleep (candidates for `hand_to_idle`).
     sleepers: BTreeSet<u32>,
     /// Messages that found their receiver's buffer full (`Poll` only: an
     /// interrupt empties the buffer as each message arrives).
@@ -91,7 +91,9 @@ pub(crate) struct AdmState {
 impl AdmState {
     pub fn new(n: usize, a: Adm) -> AdmState {
         AdmState {
-            handoff_to_sleeper: a.handoff_to_sleeper,
+            // The simulator's idle workers sleep: `idle` and `sleeper` both
+            // hand to them.
+            handoff_to_sleeper: a.handoff != finegrain::policy::adm::Handoff::Manager,
             tree: a.tree(n),
             queues: vec![VecDeque::new(); n],
             reported: vec![0; n],
@@ -264,7 +266,7 @@ impl Sim<'_> {
                 let msg = match r {
                     Route::StealWorker { victim, stealer, k } => Msg::Worker { w: victim, m: ToWorker::Steal { stealer, k } },
                     Route::StealPartition { level, part, stealer_first, k } => Msg::Manager { level, part, m: ToManager::Steal { stealer_first, k } },
-                    Route::Update { level, part, child, count, starving } => {
+                    Route::Update { level, part, child, count, starving, .. } => {
                         if level > tree.root() {
                             continue;
                         }
@@ -372,7 +374,7 @@ impl Sim<'_> {
         if self.cfg.delivery == Delivery::Poll && self.adm().handoff_to_sleeper {
             // The runtime's deviation (`handoff=sleeper`): hand a task straight to a sleeper.
             let sleeper = self.adm().sleepers.iter().next().copied();
-            if hand_to_sleeper(sleeper.is_some(), count > 1) == 1 {
+            if hand_to_idle(sleeper.is_some(), count > 1) == 1 {
                 let s = sleeper.expect("exists") as usize;
                 let item = self.adm().queues[w].pop_front().expect("count > 1");
                 self.adm().sleepers.remove(&(s as u32));

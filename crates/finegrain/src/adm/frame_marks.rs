@@ -142,6 +142,39 @@ fn is_mark(w: usize) -> bool {
     w > TAKEN
 }
 
+/// Words `range` of a mark region, read one at a time through the pointer
+/// (no reference to the words is held: the thread's interrupt handler may
+/// take a mark between two reads, as it may between any two instructions).
+struct Words {
+    p: *const usize,
+    range: std::ops::Range<usize>,
+}
+
+impl Iterator for Words {
+    type Item = usize;
+    #[inline]
+    fn next(&mut self) -> Option<usize> {
+        let i = self.range.next()?;
+        // SAFETY: `range` lies inside the region `p` starts (`with_words`).
+        Some(unsafe { self.p.add(i).read() })
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        self.range.size_hint()
+    }
+}
+
+impl DoubleEndedIterator for Words {
+    #[inline]
+    fn next_back(&mut self) -> Option<usize> {
+        let i = self.range.next_back()?;
+        // SAFETY: as in `next`.
+        Some(unsafe { self.p.add(i).read() })
+    }
+}
+
+impl ExactSizeIterator for Words {}
+
 /// See the module documentation.
 pub(crate) struct FrameMarks {
     /// Word `i` is the mark for depth `(len - i) * 8` (null: no mark).
@@ -202,14 +235,15 @@ impl FrameMarks {
 
     /// Live marks above depth `cur`.
     pub(crate) fn count(&self, cur: usize) -> usize {
-        self.live_range(cur).step_by(8).filter(|&d| is_mark(self.raw(d))).count()
+        let r = self.live_range(cur);
+        self.with_words(r.start, r.end, |(_, w)| w.filter(|&w| is_mark(w)).count())
     }
 
     /// Is any mark live above depth `cur`? Looks at the deepest first, where the
     /// enclosing join's mark usually is.
     pub(crate) fn any_live(&self, cur: usize) -> bool {
         let r = self.live_range(cur);
-        (r.start..r.end).step_by(8).rev().any(|d| is_mark(self.raw(d)))
+        self.with_words(r.start, r.end, |(_, mut w)| w.any(is_mark))
     }
 
     /// Take the live mark at depth `d`: clear it, leave [`TAKEN`] in the word
@@ -238,15 +272,14 @@ impl FrameMarks {
         let _section = defer();
         let mut taken = 0;
         let mut next_from = None;
-        for d in self.live_range(cur).step_by(8) {
-            if taken == k {
-                break;
-            }
-            if is_mark(self.raw(d)) {
-                each(self.take_at(d, owner));
-                taken += 1;
-                next_from = Some(d + 8);
-            }
+        let end = self.live_range(cur).end;
+        let mut from = self.live_range(cur).start;
+        while taken < k {
+            let Some(d) = self.oldest_in(from, end) else { break };
+            each(self.take_at(d, owner));
+            taken += 1;
+            from = d + 8;
+            next_from = Some(from);
         }
         if let Some(f) = next_from {
             self.scan_from.set(f);
@@ -318,6 +351,33 @@ impl FrameMarks {
     }
 
     /// The raw word of depth `d` (a mark's entry point, 0, or [`TAKEN`]).
+    /// The smallest depth `lo + 8i` below `hi` (`lo` 8-aligned, the range
+    /// inside the region, as `live_range` gives it) that holds a live mark. One pass over the words as a plain slice, which
+    /// the compiler unrolls and vectorizes: the scan after a `join` whose
+    /// mark was taken starts again at the top of the stack
+    /// (`frame_returning`), hundreds of words above the marks.
+    fn oldest_in(&self, lo: usize, hi: usize) -> Option<usize> {
+        let len = self.region.len();
+        self.with_words(lo, hi, |(a, mut w)| w.rposition(is_mark).map(|i| (len - (a + i)) * 8))
+    }
+
+    /// `f` of the words for the depths `lo + 8i` below `hi` (`lo` 8-aligned,
+    /// the range inside the region, as `live_range` gives it), read one by
+    /// one in region order (the deepest first), with the index of the first
+    /// word. A tight loop of plain reads, which the compiler unrolls.
+    #[inline]
+    fn with_words<R>(&self, lo: usize, hi: usize, f: impl FnOnce((usize, Words)) -> R) -> R {
+        let len = self.region.len();
+        if lo >= hi {
+            return f((len, Words { p: self.region.as_ptr().cast(), range: 0..0 }));
+        }
+        // Depth d is word len - d / 8: the depths lo..=top are words
+        // len - top / 8 ..= len - lo / 8, the oldest (smallest depth) last.
+        let top = lo + (hi - 1 - lo) / 8 * 8;
+        let (a, b) = (len - top / 8, len - lo / 8 + 1);
+        f((a, Words { p: self.region.as_ptr().cast(), range: a..b }))
+    }
+
     fn raw(&self, d: usize) -> usize {
         // SAFETY: a word of the region; `Option<ExecFn>` is one word, 0 for None.
         unsafe { (self.word(d) as *const Mark as *const usize).read() }
@@ -330,7 +390,8 @@ impl FrameMarks {
     /// free to take.
     pub(crate) fn take_oldest_for_rescue(&self, cur: usize, owner: usize) -> Option<JobRef> {
         let _section = defer();
-        let d = self.live_range(cur).step_by(8).find(|&d| is_mark(self.raw(d)))?;
+        let r = self.live_range(cur);
+        let d = self.oldest_in(r.start, r.end)?;
         let j = self.take_at(d, owner);
         self.scan_from.set(d + 8);
         Some(j)

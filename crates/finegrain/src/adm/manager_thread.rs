@@ -33,7 +33,7 @@
 
 use super::dedicated::Dedicated;
 use super::mailbox::{Msg, MsgKind};
-use super::shared::{Shared, WORKER};
+use super::shared::{starving_flags, Shared, WORKER};
 use super::tokens;
 use crate::policy::adm::{route, Action, ManagerNode, PhaseTokens, Route, Tree};
 use crate::sleep::Sleep;
@@ -44,7 +44,7 @@ use std::collections::VecDeque;
 /// Work between managers, kept on this thread.
 enum Event {
     /// Child partition `child` of (`level`, `part`) reports, with tokens.
-    Update { level: u32, part: usize, child: usize, count: usize, starving: bool, tokens: Option<PhaseTokens> },
+    Update { level: u32, part: usize, child: usize, count: usize, starving: bool, waiting: bool, tokens: Option<PhaseTokens> },
     /// The parent asks partition (`level`, `part`) for `k` tasks.
     Steal { level: u32, part: usize, stealer_first: usize, k: usize },
     /// Nothing left anywhere: pass it down.
@@ -142,7 +142,10 @@ impl Managers<'_> {
                 let tree = self.tree;
                 let node = &mut self.nodes[0][part];
                 let actions = match msg.kind {
-                    MsgKind::Update => node.on_update(&tree, src, w[1], w[2] != 0),
+                    MsgKind::Update => {
+                        let (starving, waiting) = starving_flags(w[2]);
+                        node.on_update_waiting(&tree, src, w[1], starving, waiting)
+                    }
                     MsgKind::VictimUpdate => node.on_victim_update(&tree, src, w[1]),
                     _ => node.on_stealer_update(&tree, src, w[1], w[2] != 0),
                 };
@@ -158,11 +161,11 @@ impl Managers<'_> {
         let tree = self.tree;
         while let Some(e) = self.events.pop_front() {
             let (level, part, actions) = match e {
-                Event::Update { level, part, child, count, starving, tokens } => {
+                Event::Update { level, part, child, count, starving, waiting, tokens } => {
                     if let Some(t) = tokens {
                         self.absorb(level, part, t);
                     }
-                    (level, part, self.nodes[level as usize][part].on_update(&tree, child, count, starving))
+                    (level, part, self.nodes[level as usize][part].on_update_waiting(&tree, child, count, starving, waiting))
                 }
                 Event::Steal { level, part, stealer_first, k } => (level, part, self.nodes[level as usize][part].distribute(&tree, stealer_first, k)),
                 Event::Unblock { level, part } => (level, part, vec![Action::Unblock]),
@@ -194,9 +197,9 @@ impl Managers<'_> {
                     self.send(victim, MsgKind::Steal, &[WORKER, stealer, k])
                 }
                 Route::StealPartition { level, part, stealer_first, k } => self.events.push_back(Event::Steal { level, part, stealer_first, k }),
-                Route::Update { level, part, child, count, starving } => {
+                Route::Update { level, part, child, count, starving, waiting } => {
                     let tokens = self.nodes[level as usize - 1][child].tokens.take_any();
-                    self.events.push_back(Event::Update { level, part, child, count, starving, tokens });
+                    self.events.push_back(Event::Update { level, part, child, count, starving, waiting, tokens });
                 }
                 Route::UnblockWorker(w) => self.send(w, MsgKind::Unblock, &[WORKER, self.shared.unblock_epoch()]),
                 Route::UnblockPartition { level, part } => self.events.push_back(Event::Unblock { level, part }),

@@ -6,14 +6,14 @@ use super::frame_marks::FrameMarks;
 use super::interrupt::{self, EMPTY, PENDING};
 use super::mailbox::{Mailbox, Msg, MsgKind};
 use super::private_queue::PrivateQueue;
-use super::shared::{Shared, WORKER};
+use super::shared::{starving_flags, starving_word, Shared, WORKER};
 use super::spawn_gate::Gate;
 use super::tokens::{self, ReduceHead};
 use crate::job::{JobHeader, JobRef};
 use crate::mechanism::{Handles, Mechanism};
 use crate::policy::adm::{
-    decrease_window, hand_to_sleeper, next_report_threshold, recount_depth, report_depth, route as policy_route, Action, ManagerNode, PhaseTokens,
-    Route, Tree,
+    decrease_window, hand_to_idle, handoff_candidates, next_report_threshold, recount_depth, report_depth, route as policy_route, Action, Handoff,
+    ManagerNode, PhaseTokens, Route, Tree,
 };
 use crate::policy::notify::{park_timeout_us, rescue_due, rescue_victim, Notify};
 use crate::policy::search::Source;
@@ -39,13 +39,22 @@ pub(crate) struct AdmWorker {
     dec_span: Cell<usize>,
     /// Underflow threshold (`policy::adm::Adm::underflow`).
     underflow: usize,
-    /// `handoff=sleeper` (`policy::adm::Adm::handoff_to_sleeper`).
-    handoff_to_sleeper: bool,
+    /// `handoff=` (`policy::adm::Handoff`).
+    handoff: Handoff,
+    /// The `busy` flags (`interrupt::Rescue`) are kept: for the interrupt,
+    /// or for `handoff=idle`, which looks for a worker whose flag is down.
+    track_busy: bool,
     tree: Tree,
     /// Manager nodes this worker hosts, by level.
     managers: RefCell<Vec<ManagerNode>>,
     /// "My manager knows I am starving."
     starving_reported: Cell<bool>,
+    /// What this worker's last report to its manager said: the count, and
+    /// whether it was starving (`UPDATE`, `STEALER_UPDATE`; a
+    /// `VICTIM_UPDATE` sets the count alone).
+    reported: Cell<usize>,
+    believed_starving: Cell<bool>,
+    believed_waiting: Cell<bool>,
     /// Told by the root that no task is left anywhere (`UNBLOCK`).
     unblocked: Cell<bool>,
     /// Pending `join` continuations (`frame_marks.rs`).
@@ -76,6 +85,11 @@ pub(crate) struct AdmWorker {
     park_epoch: Cell<Option<usize>>,
 }
 
+/// `TASK`'s second word for a task handed to an idle worker outside any
+/// steal (`AdmWorker::hand_over`); 1 ends a steal's burst, 0 is a burst's
+/// earlier task.
+const HANDOFF: usize = 2;
+
 impl AdmWorker {
     /// Worker `index` of `shared`, whose frame marks cover `mark_bytes` of
     /// stack below `stack_hi` (an address in the thread's outermost frame).
@@ -98,10 +112,14 @@ impl AdmWorker {
             dec_lo: Cell::new(usize::MAX),
             dec_span: Cell::new(0),
             underflow: p.underflow,
-            handoff_to_sleeper: p.handoff_to_sleeper,
+            handoff: p.handoff,
+            track_busy: p.notify != Notify::Poll || p.handoff == Handoff::Idle,
             tree: p.tree(n),
             managers: RefCell::new(p.hosted_managers(n, index)),
             starving_reported: Cell::new(false),
+            reported: Cell::new(0),
+            believed_starving: Cell::new(false),
+            believed_waiting: Cell::new(false),
             unblocked: Cell::new(false),
             marks: FrameMarks::new(stack_hi, mark_bytes),
             report_depth: Cell::new(report_depth(n, 0, 0)),
@@ -274,7 +292,7 @@ impl AdmWorker {
     /// protocol checks after announcing the sleep.
     #[inline]
     fn now_busy(&self, h: &Handles) {
-        if self.notify == Notify::Poll {
+        if !self.track_busy {
             return;
         }
         self.leave_deep_sleep();
@@ -293,7 +311,7 @@ impl AdmWorker {
     /// empty, or it would have found them).
     #[inline]
     fn now_idle(&self) {
-        if self.notify == Notify::Poll {
+        if !self.track_busy {
             return;
         }
         self.leave_deep_sleep();
@@ -442,6 +460,8 @@ impl AdmWorker {
     /// `tests/balance.rs`.)
     fn report(&self, h: &Handles, len: usize, starving: bool) {
         self.starving_reported.set(starving);
+        self.believed_starving.set(starving);
+        self.believed_waiting.set(false);
         self.set_report_at(h, len);
         if self.tree.n > 1 {
             self.send(h, self.level0_host(h), MsgKind::Update, &[0, len, starving as usize]);
@@ -453,7 +473,8 @@ impl AdmWorker {
     /// every enqueue count directly to the root, then the finished tasks and
     /// their partial results up the tree, one phase on the `UPDATE` itself
     /// and any others on `REDUCE` messages.
-    fn report_starving(&self, h: &Handles) {
+    fn report_starving(&self, h: &Handles, waiting: bool) {
+        let starving = starving_word(true, waiting);
         self.send_enqueue_tokens(h);
         let host = self.level0_host(h);
         let mut first: Option<PhaseTokens> = None;
@@ -462,10 +483,12 @@ impl AdmWorker {
             Some(_) => self.send(h, host, MsgKind::Reduce, &[0, t.phase, t.ran, t.partial]),
         });
         self.set_report_at(h, 0);
+        self.believed_starving.set(true);
+        self.believed_waiting.set(waiting);
         match first {
-            Some(t) if self.tree.n > 1 => self.send(h, host, MsgKind::Update, &[0, 0, 1, t.phase, t.ran, t.partial]),
+            Some(t) if self.tree.n > 1 => self.send(h, host, MsgKind::Update, &[0, 0, starving, t.phase, t.ran, t.partial]),
             Some(t) => self.send(h, host, MsgKind::Reduce, &[0, t.phase, t.ran, t.partial]),
-            None if self.tree.n > 1 => self.send(h, host, MsgKind::Update, &[0, 0, 1]),
+            None if self.tree.n > 1 => self.send(h, host, MsgKind::Update, &[0, 0, starving]),
             None => {}
         }
     }
@@ -499,6 +522,7 @@ impl AdmWorker {
     /// `UPDATE` is due when the count reaches the next threshold, and `join`s
     /// count their marks again at the depth `policy::adm::report_depth` says.
     fn set_report_at(&self, h: &Handles, reported: usize) {
+        self.reported.set(reported);
         self.report_at.set(if h.workers == 1 { usize::MAX } else { next_report_threshold(reported) });
         let (lo, span) = if h.workers == 1 { (usize::MAX, 0) } else { decrease_window(reported, self.underflow) };
         self.dec_lo.set(lo);
@@ -586,22 +610,67 @@ impl AdmWorker {
 
     /// After a task was queued or marked on a slow path, with `n` tasks now
     /// pending here: send the `UPDATE` if due, answer mail, feed a sleeper
-    /// (`policy::adm::hand_to_sleeper`), reset the gate.
+    /// (`policy::adm::hand_to_idle`), reset the gate.
     fn after_offering(&self, h: &Handles, n: usize) {
+        let mut n = n;
+        if n > 0 {
+            let idle = match self.handoff {
+                Handoff::Idle => self.an_idle_worker(h),
+                Handoff::Sleeper => h.sleep().a_sleeper_other_than(h.index),
+                Handoff::Manager => None,
+            };
+            if let Some(s) = idle {
+                if hand_to_idle(true, true) > 0 && self.hand_over(h, s) {
+                    n -= 1;
+                }
+            }
+        }
+        // The hand-off first: the count reported is what is left.
         if n >= self.report_at.get() {
             self.report(h, n, false);
         }
         self.handle_mail(h);
-        if !self.handoff_to_sleeper {
-            return self.refresh_limit();
-        }
-        if let Some(s) = h.sleep().a_sleeper_other_than(h.index) {
-            let k = hand_to_sleeper(true, self.any_pending());
-            if k > 0 {
-                self.give_tasks(h, s, k);
-            }
-        }
         self.refresh_limit();
+    }
+
+    /// Hand this worker's oldest task to idle worker `s` (`TASK[job,
+    /// HANDOFF]`), outside any steal the manager arranged. The manager is
+    /// not told: the count it believes is what this worker last reported,
+    /// which the caller settles; the receiver reports for itself.
+    fn hand_over(&self, h: &Handles, s: usize) -> bool {
+        crate::stats::timed(h.counters(), Op::SendTask, || {
+            self.send_enqueue_tokens(h);
+            let mut job = None;
+            self.marks.take_oldest(self.marks.current_depth(), 1, h.index, |j| job = Some(j));
+            let job = job.or_else(|| self.private.pop_front().map(|j| self.leaving_private(h, j)));
+            match job {
+                Some(j) => {
+                    self.send(h, s, MsgKind::Task, &[j.header() as usize, HANDOFF]);
+                    true
+                }
+                None => false,
+            }
+        })
+    }
+
+    /// A worker whose `busy` flag is down (it found no work and holds none),
+    /// among `policy::adm::handoff_candidates`. A hint: it may find work
+    /// before the task arrives, and then takes it at its next scheduling
+    /// point, or an idle worker's rescue request takes it out of its ring.
+    fn an_idle_worker(&self, h: &Handles) -> Option<usize> {
+        let sh = self.shared();
+        handoff_candidates(&self.tree, h.index).find(|&v| sh.rescue[v].busy.load(Ordering::Relaxed) == 0)
+    }
+
+    /// This worker is about to release the latch of a task it ran for
+    /// another worker (`JobLatch`): if it holds nothing else, it is idle
+    /// from now on, and says so before the owner of the latch can resume and
+    /// offer its next task (`handoff=idle`), not after its own next search.
+    #[inline]
+    pub(crate) fn finishing_for_another(&self) {
+        if self.track_busy && self.private.len() == 0 && !self.marks.any_live(self.marks.current_depth()) {
+            self.now_idle();
+        }
     }
 
     /// A dequeue took the queue into the decrease window
@@ -701,7 +770,17 @@ impl AdmWorker {
                     self.private.push(unsafe { JobRef::from_ptr(w[0] as *mut _) }.mark_received());
                     h.counters().count(Counter::TasksStolen, 1);
                 }
-                if w[1] != 0 {
+                if w[1] == HANDOFF {
+                    // Handed over while this worker was idle: it runs this
+                    // task next, so its count is what else it holds. Its
+                    // manager hears only if that changes what it believes.
+                    h.counters().count(Counter::Steals, 1);
+                    self.unblocked.set(false);
+                    let len = self.pending().saturating_sub(1);
+                    if len != self.reported.get() {
+                        self.report(h, len, false);
+                    }
+                } else if w[1] != 0 {
                     h.counters().count(Counter::Steals, 1);
                     let len = self.pending();
                     if len == 0 {
@@ -710,6 +789,8 @@ impl AdmWorker {
                         self.send_reduction_tokens(h);
                     }
                     self.starving_reported.set(len == 0);
+                    self.believed_starving.set(len == 0);
+                    self.believed_waiting.set(false);
                     self.unblocked.set(false);
                     self.set_report_at(h, len);
                     self.send(h, self.level0_host(h), MsgKind::StealerUpdate, &[0, len, (len == 0) as usize]);
@@ -782,7 +863,8 @@ impl AdmWorker {
                     if w[3] != 0 {
                         done = unsafe { tokens::absorb_tokens(&mut node.tokens, tokens(w[3], 0, w[4], w[5], false), is_root) };
                     }
-                    node.on_update(&tree, child, w[1], w[2] != 0)
+                    let (starving, waiting) = starving_flags(w[2]);
+                    node.on_update_waiting(&tree, child, w[1], starving, waiting)
                 }
                 MsgKind::Reduce => {
                     done = unsafe { tokens::absorb_tokens(&mut node.tokens, tokens(w[1], 0, w[2], w[3], false), is_root) };
@@ -838,13 +920,14 @@ impl AdmWorker {
                 Route::StealPartition { level, part, stealer_first, k } => {
                     self.send(h, tree.host(level, part), MsgKind::Steal, &[level as usize, stealer_first, k])
                 }
-                Route::Update { level, part, count, starving, .. } => {
+                Route::Update { level, part, count, starving, waiting, .. } => {
+                    let starving = starving_word(starving, waiting);
                     // One phase's reduction tokens ride along, if this manager holds any.
                     let t = self.managers.borrow_mut().get_mut(level as usize - 1).and_then(|m| m.tokens.take_any());
                     let host = tree.host(level, part);
                     match t {
-                        Some(t) => self.send(h, host, MsgKind::Update, &[level as usize, count, starving as usize, t.phase, t.ran, t.partial]),
-                        None => self.send(h, host, MsgKind::Update, &[level as usize, count, starving as usize]),
+                        Some(t) => self.send(h, host, MsgKind::Update, &[level as usize, count, starving, t.phase, t.ran, t.partial]),
+                        None => self.send(h, host, MsgKind::Update, &[level as usize, count, starving]),
                     }
                 }
                 Route::UnblockWorker(w) => self.send(h, w, MsgKind::Unblock, &[WORKER, self.shared().unblock_epoch()]),
@@ -923,13 +1006,20 @@ impl Mechanism for AdmWorker {
     }
 
     /// Tell the manager, once, that this worker is starving.
-    fn out_of_work(&self, h: &Handles) {
+    fn out_of_work(&self, h: &Handles, waiting: bool) {
         self.now_idle();
         if !self.starving_reported.get() {
             self.starving_reported.set(true);
             self.unblocked.set(false);
             h.hot.publish(h.counters(), self.gate_joins());
-            self.report_starving(h);
+            // Its manager may still believe it starving, as it was when it
+            // was last handed a task or resumed from a wait (neither is
+            // reported: `on_message`, `after_offering`); then, with no token
+            // to carry, there is nothing to say.
+            let believed = self.believed_starving.get() && self.believed_waiting.get() == waiting && self.reported.get() == 0;
+            if !believed || !tokens::none_here() {
+                self.report_starving(h, waiting);
+            }
         }
         self.try_rescue(h);
     }

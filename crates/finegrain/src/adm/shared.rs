@@ -14,6 +14,18 @@ const _: () = assert!(super::mailbox::RING == crate::policy::adm::RECEIVE_BUFFER
 /// `level` word of a message addressed to a worker rather than a manager.
 pub(crate) const WORKER: usize = usize::MAX;
 
+/// Word 2 of an `UPDATE` or `STEALER_UPDATE`: bit 0, starving; bit 1,
+/// starving while waiting for a `join` or scope
+/// (`policy::adm::ManagerNode::on_update_waiting`).
+pub(crate) fn starving_word(starving: bool, waiting: bool) -> usize {
+    starving as usize | ((starving && waiting) as usize) << 1
+}
+
+/// The two flags of [`starving_word`].
+pub(crate) fn starving_flags(w: usize) -> (bool, bool) {
+    (w & 1 != 0, w & 2 != 0)
+}
+
 /// The pool's mailboxes, and the dedicated manager's if there is one.
 pub(crate) struct Shared {
     pub(crate) mailboxes: Box<[CachePadded<Mailbox>]>,

@@ -38,7 +38,7 @@
 
 #[cfg(all(feature = "stats", not(loom)))]
 use crate::stats::Countdown;
-use crate::sync::AtomicUsize;
+use crate::sync::{AtomicBool, AtomicUsize};
 use std::cell::Cell;
 
 /// See the module documentation.
@@ -51,6 +51,10 @@ pub(crate) struct Gate {
     pub(crate) top: Cell<*mut ()>,
     /// A `join` whose job is this deep or deeper takes the slow path.
     pub(crate) limit: AtomicUsize,
+    /// Mail is waiting (`Mailbox::has_mail`): set by every sender, cleared by
+    /// the owner when it drains. On this line, beside the limit a sender
+    /// zeroes anyway, so that a send takes one line from the owner, not two.
+    pub(crate) signal: AtomicBool,
     /// Owner only: depth 0 of the worker's stack (`FrameMarks::stack_hi`).
     pub(crate) stack_hi: Cell<usize>,
     /// Owner only: the end of the worker's mark region: the mark of a job
@@ -70,6 +74,7 @@ impl Gate {
         Gate {
             top: Cell::new(std::ptr::null_mut()),
             limit: AtomicUsize::new(0),
+            signal: AtomicBool::new(false),
             stack_hi: Cell::new(0),
             marks_end: Cell::new(std::ptr::null()),
             #[cfg(all(feature = "stats", not(loom)))]

@@ -307,6 +307,12 @@ pub(crate) fn none_enqueued_here() -> bool {
     TOKENS.with(|t| t.enqueued.get() == 0 && t.more.try_borrow().is_ok_and(|m| m.iter().all(|e| e.enqueued == 0)))
 }
 
+/// Does this worker hold no token of any phase (nothing enqueued or
+/// finished here that the root has not been told)?
+pub(crate) fn none_here() -> bool {
+    TOKENS.with(|t| t.get_first().phase == 0 && t.more.borrow().is_empty())
+}
+
 /// Hand every phase's enqueue count to `send` (phase, count) and clear it.
 pub(crate) fn take_enqueued(mut send: impl FnMut(usize, usize)) {
     for_each_entry(|e| {

@@ -24,7 +24,7 @@
 //! do the same. The worker side's decisions are here too: when a count is due
 //! ([`next_report_threshold`], [`report_depth`], [`recount_depth`]), how many
 //! tasks a victim sends ([`Adm::burst`]) and whether a worker hands a task
-//! straight to a sleeping one ([`hand_to_sleeper`]).
+//! straight to an idle one ([`hand_to_idle`], [`handoff_candidates`]).
 
 use super::locality::steal::Stealing;
 use super::notify::{Notify, DEFAULT_BOUND_US};
@@ -57,11 +57,36 @@ pub struct Adm {
     /// like a starving one, before it runs dry. 0: only starving workers are
     /// served.
     pub underflow: usize,
-    /// A worker that offers work while another sleeps hands it one task
-    /// directly ([`hand_to_sleeper`], `handoff=sleeper`, the default), rather
-    /// than only through the manager's `STEAL` (`handoff=manager`, as in the
-    /// paper).
-    pub handoff_to_sleeper: bool,
+    /// Whether a worker that offers work hands one task straight to an idle
+    /// worker ([`Handoff`]).
+    pub handoff: Handoff,
+}
+
+/// Who gets a task straight from the worker that offers it, outside the
+/// manager's steals (`handoff=idle|sleeper|manager`).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Handoff {
+    /// Any idle worker: one that found no work, spinning or asleep (the
+    /// default; measured in `docs/policies.md`, "Hand-off to an idle worker").
+    Idle,
+    /// Only a worker that sleeps.
+    Sleeper,
+    /// Nobody: tasks move only by the manager's `STEAL`, as in the paper.
+    Manager,
+}
+
+/// Most workers a hand-off looks at ([`handoff_candidates`]).
+pub const HANDOFF_PROBES: usize = 8;
+
+/// The workers a hand-off from worker `me` looks at, in order: the others of
+/// its level-0 partition (every worker under `adm-central`), starting after
+/// it and wrapping around, at most [`HANDOFF_PROBES`] of them. Staying in
+/// the partition keeps a task among the workers its manager balances (and,
+/// with partitions laid over the cores, near its data).
+pub fn handoff_candidates(tree: &Tree, me: usize) -> impl Iterator<Item = usize> {
+    let part = tree.children(0, tree.partition_of(0, me));
+    let (start, len) = (part.start, part.len());
+    (1..len.min(HANDOFF_PROBES + 1)).map(move |i| start + (me - start + i) % len)
 }
 
 impl Adm {
@@ -121,17 +146,18 @@ pub fn recount_depth(d: usize) -> usize {
     d.saturating_mul(2).max(d + 64)
 }
 
-/// After offering work on a slow path: how many tasks to hand straight to a
-/// sleeping worker without waiting for the manager's `STEAL`.
+/// After offering work on a slow path: how many tasks to hand straight to an
+/// idle worker ([`Handoff`]) without waiting for the manager's `STEAL`.
 ///
 /// The code a worker runs next may not reach a scheduling point for a while
 /// (a long task that does not spawn), and a request sent meanwhile would wait
-/// for it; handing one task to a sleeper bounds that delay for the common
-/// case of a worker that starts producing work while others sleep. This is a
-/// deviation from the paper, where an interrupt would deliver the request at
-/// once.
+/// for it; handing one task to an idle worker bounds that delay for the
+/// common case of a worker that starts producing work while others wait.
+/// It also takes the manager off the path of the common exchange (three
+/// messages, `UPDATE`, `STEAL` and `TASK`, become one). This is a deviation
+/// from the paper, where an interrupt would deliver the `STEAL` at once.
 #[inline]
-pub fn hand_to_sleeper(sleeper_exists: bool, work_pending: bool) -> usize {
+pub fn hand_to_idle(sleeper_exists: bool, work_pending: bool) -> usize {
     usize::from(sleeper_exists && work_pending)
 }
 
@@ -282,8 +308,10 @@ pub enum Action {
     /// Ask child `victim` (worker or partition) to send `k` tasks to the
     /// stealer(s) whose first worker is `stealer_first`.
     Steal { victim: usize, stealer_first: usize, k: usize },
-    /// Tell the parent manager this partition's aggregate count.
-    Update { count: usize, starving: bool },
+    /// Tell the parent manager this partition's aggregate count, whether it
+    /// is starving, and whether a worker in it waits for a `join` or scope
+    /// ([`ManagerNode::on_update_waiting`]).
+    Update { count: usize, starving: bool, waiting: bool },
     /// Nothing left anywhere: workers may park.
     Unblock,
 }
@@ -300,7 +328,7 @@ pub enum Route {
     StealPartition { level: u32, part: usize, stealer_first: usize, k: usize },
     /// `UPDATE` to the manager of partition `part` at `level`, from its child
     /// partition `child`.
-    Update { level: u32, part: usize, child: usize, count: usize, starving: bool },
+    Update { level: u32, part: usize, child: usize, count: usize, starving: bool, waiting: bool },
     /// `UNBLOCK` to worker `w`.
     UnblockWorker(usize),
     /// `UNBLOCK` to the manager of partition `part` at `level`.
@@ -313,7 +341,9 @@ pub fn route(tree: &Tree, level: u32, part: usize, action: Action) -> Vec<Route>
     match action {
         Action::Steal { victim, stealer_first, k } if level == 0 => vec![Route::StealWorker { victim, stealer: stealer_first, k }],
         Action::Steal { victim, stealer_first, k } => vec![Route::StealPartition { level: level - 1, part: victim, stealer_first, k }],
-        Action::Update { count, starving } => vec![Route::Update { level: level + 1, part: part / tree.radix, child: part, count, starving }],
+        Action::Update { count, starving, waiting } => {
+            vec![Route::Update { level: level + 1, part: part / tree.radix, child: part, count, starving, waiting }]
+        }
         Action::Unblock if level == 0 => tree.children(level, part).map(Route::UnblockWorker).collect(),
         Action::Unblock => tree.children(level, part).map(|c| Route::UnblockPartition { level: level - 1, part: c }).collect(),
     }
@@ -327,6 +357,9 @@ pub struct ManagerNode {
     children: Range<usize>,
     counts: Vec<usize>,
     starving: Vec<bool>,
+    /// The child starves while it waits for a `join` or a scope whose tasks
+    /// run elsewhere (a worker), or holds such a worker (a partition).
+    waiting: Vec<bool>,
     /// A steal for this child is in flight.
     asked: Vec<bool>,
     is_root: bool,
@@ -334,7 +367,7 @@ pub struct ManagerNode {
     burst: usize,
     /// Underflow threshold ([`Adm::underflow`]); workers only.
     underflow: usize,
-    reported: Option<(usize, bool)>,
+    reported: Option<(usize, bool, bool)>,
     unblocked: bool,
     /// Reduction tokens received and not yet passed on (the root keeps each
     /// phase's totals here until the phase is complete).
@@ -353,6 +386,7 @@ impl ManagerNode {
             // Until a child reports, assume it is busy (workers start in the main loop
             // and report as soon as they find nothing).
             starving: vec![false; k],
+            waiting: vec![false; k],
             asked: vec![false; k],
             is_root: level == tree.root(),
             burst: burst.max(1),
@@ -384,9 +418,21 @@ impl ManagerNode {
 
     /// `UPDATE` (or an aggregate update from a child manager).
     pub fn on_update(&mut self, tree: &Tree, child: usize, count: usize, starving: bool) -> Vec<Action> {
+        self.on_update_waiting(tree, child, count, starving, false)
+    }
+
+    /// `UPDATE` with the child's `waiting` flag: a worker that starves while
+    /// it waits for a `join` (or a scope) whose other half runs elsewhere.
+    /// It is served like any starving child, but it is not *done*: it resumes
+    /// when what it waits for finishes, so while any child waits the root
+    /// does not declare the end of the phase (`UNBLOCK`). The paper's
+    /// runtime has no nested waits (a worker blocks only at the end of a
+    /// phase, section 4.1), so there "all blocked" means "phase over".
+    pub fn on_update_waiting(&mut self, tree: &Tree, child: usize, count: usize, starving: bool, waiting: bool) -> Vec<Action> {
         if let Some(i) = self.idx(child) {
             self.counts[i] = count;
             self.starving[i] = starving;
+            self.waiting[i] = starving && waiting;
             if self.level > 0 {
                 // A child partition's report follows any steal into it.
                 self.asked[i] = false;
@@ -408,6 +454,7 @@ impl ManagerNode {
         if let Some(i) = self.idx(child) {
             self.counts[i] = count;
             self.starving[i] = starving;
+            self.waiting[i] = false;
             self.asked[i] = false;
         }
         self.decide(tree)
@@ -416,7 +463,8 @@ impl ManagerNode {
     fn decide(&mut self, tree: &Tree) -> Vec<Action> {
         let mut out = Vec::new();
         self.rebalance(tree, &mut out);
-        let all_idle = self.starving.iter().all(|&s| s) && self.total() == 0;
+        let any_waiting = self.waiting.iter().any(|&w| w);
+        let all_idle = self.starving.iter().all(|&s| s) && self.total() == 0 && !any_waiting;
         if self.is_root {
             if all_idle && !self.unblocked && self.asked.iter().all(|a| !a) {
                 self.unblocked = true;
@@ -425,14 +473,14 @@ impl ManagerNode {
                 self.unblocked = false;
             }
         } else {
-            let now = (self.total(), self.partition_starving());
+            let now = (self.total(), self.partition_starving(), any_waiting);
             let changed = match self.reported {
                 None => true,
-                Some((c, s)) => s != now.1 || now.0 >= next_report_threshold(c) || (now.0 == 0) != (c == 0),
+                Some((c, s, w)) => s != now.1 || w != now.2 || now.0 >= next_report_threshold(c) || (now.0 == 0) != (c == 0),
             };
             if changed {
                 self.reported = Some(now);
-                out.push(Action::Update { count: now.0, starving: now.1 });
+                out.push(Action::Update { count: now.0, starving: now.1, waiting: now.2 });
             }
         }
         out
@@ -598,9 +646,9 @@ const OPTIONS: &[OptionInfo] = &[
     },
     OptionInfo {
         name: "handoff",
-        values: "sleeper | manager",
-        default: "sleeper",
-        help: "a worker that offers work while another sleeps hands it a task itself (sleeper), or waits for the manager's steal request as in the paper (manager)",
+        values: "idle | sleeper | manager",
+        default: "idle",
+        help: "a worker that offers work hands one task itself to an idle worker (idle) or a sleeping one (sleeper), or only the manager's steal requests move tasks, as in the paper (manager)",
     },
     OptionInfo {
         name: "underflow",
@@ -627,10 +675,14 @@ fn build(spec: &mut Spec<'_>, hier: bool) -> Result<Policy, Error> {
     let bound_us = spec.int("bound", 1, 1_000_000, DEFAULT_BOUND_US as usize)? as u32;
     let notify = if interrupt { Notify::Interrupt { bound_us } } else { Notify::Poll };
     let underflow = spec.int("underflow", 0, 1024, DEFAULT_UNDERFLOW)?;
-    let handoff_to_sleeper = spec.choice("handoff", &["sleeper", "manager"], "sleeper")? == "sleeper";
+    let handoff = match spec.choice("handoff", &["idle", "sleeper", "manager"], "idle")? {
+        "sleeper" => Handoff::Sleeper,
+        "manager" => Handoff::Manager,
+        _ => Handoff::Idle,
+    };
     Ok(Policy {
         name: if hier { "adm-hier" } else { "adm-central" },
-        kind: PolicyKind::Adm(Adm { radix, burst, dedicated_manager, notify, underflow, handoff_to_sleeper }),
+        kind: PolicyKind::Adm(Adm { radix, burst, dedicated_manager, notify, underflow, handoff }),
         order,
         idle: Idle::with_spin(spin),
         space_steal: Stealing::Baseline,
@@ -727,7 +779,7 @@ mod tests {
         for w in 0..4 {
             ups.extend(g0.on_update(&t, w, 0, true));
         }
-        assert_eq!(ups.last(), Some(&Action::Update { count: 0, starving: true }));
+        assert_eq!(ups.last(), Some(&Action::Update { count: 0, starving: true, waiting: false }));
         assert!(root.on_update(&t, 1, 16, false).is_empty());
         let a = root.on_update(&t, 0, 0, true);
         assert_eq!(a, vec![Action::Steal { victim: 1, stealer_first: 0, k: 8 }]);
@@ -772,8 +824,8 @@ mod tests {
             vec![Route::StealPartition { level: 0, part: 2, stealer_first: 4, k: 8 }]
         );
         assert_eq!(
-            route(&t, 0, 3, Action::Update { count: 7, starving: false }),
-            vec![Route::Update { level: 1, part: 0, child: 3, count: 7, starving: false }]
+            route(&t, 0, 3, Action::Update { count: 7, starving: false, waiting: false }),
+            vec![Route::Update { level: 1, part: 0, child: 3, count: 7, starving: false, waiting: false }]
         );
         assert_eq!(route(&t, 0, 1, Action::Unblock), (4..8).map(Route::UnblockWorker).collect::<Vec<_>>());
         assert_eq!(route(&t, 1, 0, Action::Unblock), (0..4).map(|part| Route::UnblockPartition { level: 0, part }).collect::<Vec<_>>());
@@ -861,13 +913,24 @@ mod tests {
         assert_eq!(recount_depth(10), 74);
         assert_eq!(recount_depth(1000), 2000);
         assert_eq!(recount_depth(usize::MAX / 2 + 1), usize::MAX);
-        assert_eq!(hand_to_sleeper(true, true), 1);
-        assert_eq!(hand_to_sleeper(true, false) + hand_to_sleeper(false, true), 0);
+        assert_eq!(hand_to_idle(true, true), 1);
+        assert_eq!(hand_to_idle(true, false) + hand_to_idle(false, true), 0);
+    }
+
+    #[test]
+    fn handoff_looks_at_its_own_partition_after_itself() {
+        let central = Tree::single(20);
+        assert_eq!(handoff_candidates(&central, 3).collect::<Vec<_>>(), vec![4, 5, 6, 7, 8, 9, 10, 11], "at most HANDOFF_PROBES");
+        assert_eq!(handoff_candidates(&central, 19).take(2).collect::<Vec<_>>(), vec![0, 1], "wraps around");
+        assert_eq!(handoff_candidates(&Tree::single(2), 1).collect::<Vec<_>>(), vec![0]);
+        assert_eq!(handoff_candidates(&Tree::single(1), 0).count(), 0, "alone: nobody");
+        let hier = Adm { radix: 4, burst: 8, dedicated_manager: false, notify: Notify::Poll, underflow: 0, handoff: Handoff::Idle }.tree(16);
+        assert_eq!(handoff_candidates(&hier, 6).collect::<Vec<_>>(), vec![7, 4, 5], "the other workers of group 4..8");
     }
 
     #[test]
     fn params_give_the_tree_and_the_hosts() {
-        let a = Adm { radix: 4, burst: 8, dedicated_manager: false, notify: Notify::Poll, underflow: 0, handoff_to_sleeper: true };
+        let a = Adm { radix: 4, burst: 8, dedicated_manager: false, notify: Notify::Poll, underflow: 0, handoff: Handoff::Idle };
         assert_eq!(a.tree(16).levels, 2);
         assert_eq!(a.hosted_managers(16, 0).len(), 2);
         assert_eq!(a.hosted_managers(16, 4).len(), 1);
@@ -886,10 +949,11 @@ mod tests {
                 dedicated_manager: false,
                 notify: Notify::Interrupt { bound_us: 100 },
                 underflow: DEFAULT_UNDERFLOW,
-                handoff_to_sleeper: true
+                handoff: Handoff::Idle
             })
         ));
-        assert!(matches!(Policy::parse("adm-hier:handoff=manager").unwrap().kind, PolicyKind::Adm(Adm { handoff_to_sleeper: false, .. })));
+        assert!(matches!(Policy::parse("adm-hier:handoff=manager").unwrap().kind, PolicyKind::Adm(Adm { handoff: Handoff::Manager, .. })));
+        assert!(matches!(Policy::parse("adm-hier:handoff=sleeper").unwrap().kind, PolicyKind::Adm(Adm { handoff: Handoff::Sleeper, .. })));
         assert!(Policy::parse("adm-central:handoff=nobody").unwrap_err().to_string().contains("handoff"));
     }
 }

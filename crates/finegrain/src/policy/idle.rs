@@ -40,14 +40,17 @@ impl Idle {
 
     /// Decision after `failed_rounds` consecutive rounds of finding nothing.
     /// `nothing_left`: the worker has been told that no task is left anywhere
-    /// (the message policies' `UNBLOCK`), so waiting actively cannot help.
+    /// (the message policies' `UNBLOCK`), so it parks without the yielding
+    /// rounds. It still spins first: `UNBLOCK` also comes between two
+    /// phases of a program whose next phase starts a moment later (a
+    /// timestep loop: Task Bench's patterns), and a parked worker takes far
+    /// longer to wake than the spin lasts (`docs/policies.md`, "Hand-off to
+    /// an idle worker").
     #[inline]
     pub fn next(&self, failed_rounds: u32, nothing_left: bool) -> IdleAction {
-        if nothing_left {
-            IdleAction::Park
-        } else if failed_rounds < self.spin_rounds {
+        if failed_rounds < self.spin_rounds {
             IdleAction::Spin { pauses: 1 << failed_rounds.min(MAX_SPIN_PAUSES.trailing_zeros()) }
-        } else if failed_rounds < self.spin_rounds + self.yield_rounds {
+        } else if !nothing_left && failed_rounds < self.spin_rounds + self.yield_rounds {
             IdleAction::Yield
         } else {
             IdleAction::Park
@@ -98,7 +101,8 @@ mod tests {
         let i = Idle { spin_rounds: 2, yield_rounds: 1 };
         let got = [i.next(0, false), i.next(1, false), i.next(2, false), i.next(3, false)];
         assert_eq!(got, [IdleAction::Spin { pauses: 1 }, IdleAction::Spin { pauses: 2 }, IdleAction::Yield, IdleAction::Park]);
-        assert_eq!(i.next(0, true), IdleAction::Park, "told nothing is left: park at once");
+        assert_eq!(i.next(0, true), IdleAction::Spin { pauses: 1 }, "told nothing is left: spin first");
+        assert_eq!(i.next(2, true), IdleAction::Park, "then park, without yielding");
         let long = Idle::with_spin(100);
         assert_eq!(long.next(50, false), IdleAction::Spin { pauses: MAX_SPIN_PAUSES });
         assert_eq!(long.yield_rounds, DEFAULT_YIELD_ROUNDS);

@@ -510,7 +510,7 @@ impl Mechanism for UnitWorker {
     /// `sw-hier`: starving past the bound, move the oldest task of another
     /// worker's private queue to the global queue (`policy::swhier`); the
     /// next round takes it from there like any global task.
-    fn out_of_work(&self, h: &Handles) {
+    fn out_of_work(&self, h: &Handles, _waiting: bool) {
         if let UnitPolicy::SwHier(s) = self.policy {
             if s.bound_us.is_some() {
                 self.swhier_rescue(h, s);
