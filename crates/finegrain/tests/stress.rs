@@ -31,6 +31,8 @@ const POLICIES: &[&str] = &[
     "adm-central:underflow=2",
     "adm-hier:radix=2,underflow=4",
     "adm-central:handoff=manager",
+    "adm-hier:radix=2,handoff=sleeper",
+    "adm-central:notify=poll",
     "carbon",
     "carbon:deque=2,prefetch=0",
     "carbon:deque=1,limit=1",

@@ -182,6 +182,9 @@ pub(crate) struct FrameMarks {
     /// The top of the worker's stack (8-aligned): depth 0.
     stack_hi: usize,
     scan_from: Cell<usize>,
+    /// Depth of the mark `any_live` found last (0: none yet). A hint only:
+    /// the word is read again before it is believed.
+    live_hint: Cell<usize>,
 }
 
 impl FrameMarks {
@@ -191,7 +194,7 @@ impl FrameMarks {
     /// stack the worker's recursions reach.
     pub(crate) fn new(stack_hi: usize, stack_bytes: usize) -> FrameMarks {
         let len = (stack_bytes / 8).max(1);
-        FrameMarks { region: Region::zeroed(len), stack_hi: stack_hi & !7, scan_from: Cell::new(8) }
+        FrameMarks { region: Region::zeroed(len), stack_hi: stack_hi & !7, scan_from: Cell::new(8), live_hint: Cell::new(0) }
     }
 
     pub(crate) fn stack_hi(&self) -> usize {
@@ -241,9 +244,45 @@ impl FrameMarks {
 
     /// Is any mark live above depth `cur`? Looks at the deepest first, where the
     /// enclosing join's mark usually is.
+    ///
+    ///
+    /// Asked before every chunk of a loop (`policy::split::adm`), which
+    /// asks it again and again with the same enclosing `join` pending, so
+    /// the depth of the last mark found is remembered and looked at first:
+    /// any mark there, above `cur`, is a live mark above `cur` (every other
+    /// word is zero or a note), whichever `join` set it. Otherwise it scans
+    /// four words per step: a word that is no mark is 0 or [`TAKEN`] (1), so
+    /// four of them OR to at most 1, and any mark makes the OR a mark.
+    #[inline]
     pub(crate) fn any_live(&self, cur: usize) -> bool {
+        let hint = self.live_hint.get();
+        // SAFETY: a non-zero hint is the depth of a word of the region
+        // (set below from one).
+        if hint != 0 && hint < cur && is_mark(unsafe { self.region.as_ptr().add(self.region.len() - hint / 8).cast::<usize>().read() }) {
+            return true;
+        }
         let r = self.live_range(cur);
-        self.with_words(r.start, r.end, |(_, mut w)| w.any(is_mark))
+        let len = self.region.len();
+        let found = self.with_words(r.start, r.end, |(_, w)| {
+            let (p, mut i, end) = (w.p, w.range.start, w.range.end);
+            while i + 4 <= end {
+                // SAFETY: words i..i + 4 lie inside the region (`with_words`).
+                let or = unsafe { p.add(i).read() | p.add(i + 1).read() | p.add(i + 2).read() | p.add(i + 3).read() };
+                if is_mark(or) {
+                    break;
+                }
+                i += 4;
+            }
+            // SAFETY: as above, for the words from `i` on.
+            (i..end).find(|&j| is_mark(unsafe { p.add(j).read() }))
+        });
+        match found {
+            Some(i) => {
+                self.live_hint.set((len - i) * 8);
+                true
+            }
+            None => false,
+        }
     }
 
     /// Take the live mark at depth `d`: clear it, leave [`TAKEN`] in the word

@@ -550,6 +550,7 @@ impl AdmWorker {
     }
 
     /// Anything waiting here? A look, not a count.
+    #[inline]
     fn any_pending(&self) -> bool {
         self.private.len() > 0 || self.marks.any_live(self.marks.current_depth())
     }
