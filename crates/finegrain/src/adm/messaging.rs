@@ -610,23 +610,20 @@ impl AdmWorker {
     }
 
     /// After a task was queued or marked on a slow path, with `n` tasks now
-    /// pending here: send the `UPDATE` if due, answer mail, feed a sleeper
-    /// (`policy::adm::hand_to_idle`), reset the gate.
-    fn after_offering(&self, h: &Handles, n: usize) {
-        let mut n = n;
-        if n > 0 {
-            let idle = match self.handoff {
-                Handoff::Idle => self.an_idle_worker(h),
-                Handoff::Sleeper => h.sleep().a_sleeper_other_than(h.index),
-                Handoff::Manager => None,
-            };
-            if let Some(s) = idle {
-                if hand_to_idle(true, true) > 0 && self.hand_over(h, s) {
-                    n -= 1;
-                }
+    /// pending here: hand one to an idle worker (`policy::adm::hand_to_idle`),
+    /// send the `UPDATE` if due for what is left, answer mail, reset the gate.
+    fn after_offering(&self, h: &Handles, mut n: usize) {
+        let idle = match self.handoff {
+            _ if n == 0 => None,
+            Handoff::Idle => self.an_idle_worker(h),
+            Handoff::Sleeper => h.sleep().a_sleeper_other_than(h.index),
+            Handoff::Manager => None,
+        };
+        if let Some(s) = idle {
+            if hand_to_idle(true, n > 0) > 0 && self.hand_over(h, s) {
+                n -= 1;
             }
         }
-        // The hand-off first: the count reported is what is left.
         if n >= self.report_at.get() {
             self.report(h, n, false);
         }
