@@ -637,18 +637,25 @@ impl AdmWorker {
     /// which the caller settles; the receiver reports for itself.
     fn hand_over(&self, h: &Handles, s: usize) -> bool {
         crate::stats::timed(h.counters(), Op::SendTask, || {
-            self.send_enqueue_tokens(h);
             let mut job = None;
-            self.marks.take_oldest(self.marks.current_depth(), 1, h.index, |j| job = Some(j));
-            let job = job.or_else(|| self.private.pop_front().map(|j| self.leaving_private(h, j)));
-            match job {
-                Some(j) => {
-                    self.send(h, s, MsgKind::Task, &[j.header() as usize, HANDOFF]);
-                    true
-                }
-                None => false,
-            }
+            self.take_oldest_work(h, 1, |j| job = Some(j));
+            job.inspect(|j| self.send(h, s, MsgKind::Task, &[j.header() as usize, HANDOFF])).is_some()
         })
+    }
+
+    /// Take up to `k` of this worker's oldest tasks to send away, oldest
+    /// first: the outermost marked `join` continuations (usually the
+    /// largest), then the front of the private queue, each prepared to run
+    /// elsewhere. This worker's enqueue counts go to the root first (a task
+    /// may carry a phase's tokens: `tokens.rs`).
+    fn take_oldest_work(&self, h: &Handles, k: usize, mut each: impl FnMut(JobRef)) {
+        self.send_enqueue_tokens(h);
+        let mut n = self.marks.take_oldest(self.marks.current_depth(), k, h.index, &mut each);
+        while n < k {
+            let Some(j) = self.private.pop_front() else { break };
+            each(self.leaving_private(h, j));
+            n += 1;
+        }
     }
 
     /// A worker whose `busy` flag is down (it found no work and holds none),
@@ -818,15 +825,8 @@ impl AdmWorker {
     }
 
     fn give_tasks_untimed(&self, h: &Handles, stealer: usize, k: usize) {
-        self.send_enqueue_tokens(h);
         let mut jobs: Vec<JobRef> = Vec::with_capacity(k.min(16));
-        self.marks.take_oldest(self.marks.current_depth(), k, h.index, |j| jobs.push(j));
-        while jobs.len() < k {
-            match self.private.pop_front() {
-                Some(j) => jobs.push(self.leaving_private(h, j)),
-                None => break,
-            }
-        }
+        self.take_oldest_work(h, k, |j| jobs.push(j));
         let n = jobs.len();
         for (i, j) in jobs.into_iter().enumerate() {
             self.send(h, stealer, MsgKind::Task, &[j.header() as usize, (i + 1 == n) as usize]);
