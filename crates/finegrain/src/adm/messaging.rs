@@ -9,13 +9,13 @@ use super::private_queue::PrivateQueue;
 use super::shared::{starving_flags, starving_word, Shared, WORKER};
 use super::spawn_gate::Gate;
 use super::tokens::{self, ReduceHead};
-use crate::job::{JobHeader, JobRef};
+use crate::job::{word_was_received, JobHeader, JobRef};
 use crate::mechanism::{Handles, Mechanism};
 use crate::policy::adm::{
     decrease_window, hand_to_idle, handoff_candidates, next_report_threshold, recount_depth, report_depth, route as policy_route, Action, Handoff,
     ManagerNode, PhaseTokens, Route, Tree,
 };
-use crate::policy::notify::{park_timeout_us, rescue_due, rescue_victim, Notify};
+use crate::policy::notify::{park_timeout_us, rescue_due, rescue_victim, wake_deep_sleepers, Notify, WakeDeep};
 use crate::policy::search::Source;
 use crate::policy::Order;
 use crate::stats::{Bucket, Counter, Op};
@@ -83,6 +83,9 @@ pub(crate) struct AdmWorker {
     /// `Shared::epoch` when this worker decided to park without a timeout: a
     /// change wakes it (`signal`).
     park_epoch: Cell<Option<usize>>,
+    /// Workers parked without a timeout are to be woken at this worker's
+    /// next slow path (`policy::notify::wake_deep_sleepers`).
+    wake_deep_due: Cell<bool>,
 }
 
 /// `TASK`'s second word for a task handed to an idle worker outside any
@@ -133,6 +136,7 @@ impl AdmWorker {
             unblocked_epoch: Cell::new(0),
             rescue_epoch: Cell::new(0),
             deep: Cell::new(false),
+            wake_deep_due: Cell::new(false),
             park_epoch: Cell::new(None),
         }
     }
@@ -228,7 +232,7 @@ impl AdmWorker {
         // `recv` (`handle_mail` receives inside a deferral section); the
         // word is a job pointer a victim sent.
         let job = job.or_else(|| self.mail().take_task_in_ring().map(|p| unsafe { JobRef::from_ptr(p as *mut JobHeader) }));
-        sh.rescue[r - 1].ans.store(job.map_or(EMPTY, |j| j.header() as usize), Ordering::Release);
+        sh.rescue[r - 1].ans.store(job.map_or(EMPTY, |j| j.to_word()), Ordering::Release);
     }
 
     /// Requester side (`interrupt.rs`): starving for longer than the bound,
@@ -301,10 +305,29 @@ impl AdmWorker {
         if r.busy.load(Ordering::Relaxed) == 0 {
             r.busy.store(1, Ordering::SeqCst);
             if sh.deep_sleepers.load(Ordering::SeqCst) > 0 {
-                sh.epoch.fetch_add(1, Ordering::SeqCst);
-                h.sleep().wake_all();
+                match self.when_to_wake_deep() {
+                    WakeDeep::Now => self.wake_deep_sleepers(h),
+                    WakeDeep::AtFirstOffer => self.wake_deep_due.set(true),
+                }
             }
         }
+    }
+
+    #[cold]
+    fn when_to_wake_deep(&self) -> WakeDeep {
+        // A `join` goes to `join_slow_duties` at any depth, a push to `push_slow`.
+        let next_spawn_offers = self.report_depth.get() == 0 && self.report_at.get() <= 1;
+        let holds_nothing = self.private.len() == 0 && !self.marks.any_live(self.marks.current_depth());
+        wake_deep_sleepers(self.handoff == Handoff::Idle, next_spawn_offers, holds_nothing)
+    }
+
+    /// Wake the workers parked without a timeout: the epoch they parked at
+    /// changes (`signal`), and every parker is raised.
+    #[cold]
+    fn wake_deep_sleepers(&self, h: &Handles) {
+        self.wake_deep_due.set(false);
+        self.shared().epoch.fetch_add(1, Ordering::SeqCst);
+        h.sleep().wake_all();
     }
 
     /// This worker found no work: it holds none (its marks and queue are
@@ -319,6 +342,8 @@ impl AdmWorker {
         if r.busy.load(Ordering::Relaxed) != 0 {
             r.busy.store(0, Ordering::SeqCst);
         }
+        // It offered nothing while busy: nothing of its own waits.
+        self.wake_deep_due.set(false);
     }
 
     fn leave_deep_sleep(&self) {
@@ -354,7 +379,7 @@ impl AdmWorker {
             // alone and prepared it to run elsewhere (`answer_rescue`).
             self.private.push(unsafe { JobRef::from_ptr(ans as *mut JobHeader) }.mark_received());
             h.counters().count(Counter::Steals, 1);
-            h.counters().count(Counter::TasksStolen, 1);
+            h.counters().count(Counter::TasksStolen, u64::from(!word_was_received(ans)));
         }
     }
 
@@ -382,7 +407,7 @@ impl AdmWorker {
             // SAFETY: as in `collect_rescue`.
             self.private.push(unsafe { JobRef::from_ptr(ans as *mut JobHeader) }.mark_received());
             h.counters().count(Counter::Steals, 1);
-            h.counters().count(Counter::TasksStolen, 1);
+            h.counters().count(Counter::TasksStolen, u64::from(!word_was_received(ans)));
         }
     }
 
@@ -627,6 +652,9 @@ impl AdmWorker {
         if n >= self.report_at.get() {
             self.report(h, n, false);
         }
+        if self.wake_deep_due.get() {
+            self.wake_deep_sleepers(h);
+        }
         self.handle_mail(h);
         self.refresh_limit();
     }
@@ -639,7 +667,7 @@ impl AdmWorker {
         crate::stats::timed(h.counters(), Op::SendTask, || {
             let mut job = None;
             self.take_oldest_work(h, 1, |j| job = Some(j));
-            job.inspect(|j| self.send(h, s, MsgKind::Task, &[j.header() as usize, HANDOFF])).is_some()
+            job.inspect(|j| self.send(h, s, MsgKind::Task, &[j.to_word(), HANDOFF])).is_some()
         })
     }
 
@@ -773,7 +801,9 @@ impl AdmWorker {
                     // and will not run itself. Marked, so that handing it on keeps
                     // the owner written by the first hand-over.
                     self.private.push(unsafe { JobRef::from_ptr(w[0] as *mut _) }.mark_received());
-                    h.counters().count(Counter::TasksStolen, 1);
+                    // Once per task, however often it moves (a worker hands
+                    // on what it was handed: `take_oldest_work`).
+                    h.counters().count(Counter::TasksStolen, u64::from(!word_was_received(w[0])));
                 }
                 if w[1] == HANDOFF {
                     // Handed over while this worker was idle: it runs this
@@ -829,7 +859,7 @@ impl AdmWorker {
         self.take_oldest_work(h, k, |j| jobs.push(j));
         let n = jobs.len();
         for (i, j) in jobs.into_iter().enumerate() {
-            self.send(h, stealer, MsgKind::Task, &[j.header() as usize, (i + 1 == n) as usize]);
+            self.send(h, stealer, MsgKind::Task, &[j.to_word(), (i + 1 == n) as usize]);
         }
         if n == 0 {
             self.send(h, stealer, MsgKind::Task, &[0, 1]);
@@ -999,7 +1029,10 @@ impl Mechanism for AdmWorker {
             // Busy before the bump (`Shared::unblock_epoch`).
             self.now_busy(h);
             self.shared().epoch.fetch_add(1, Ordering::SeqCst);
-            h.sleep().wake_all();
+            match self.when_to_wake_deep() {
+                WakeDeep::Now => h.sleep().wake_all(),
+                WakeDeep::AtFirstOffer => self.wake_deep_due.set(true),
+            }
         }
     }
 

@@ -33,7 +33,6 @@
 //! straight to the deque (a buffered task goes there first, below it, so the
 //! lane stays one stack of tasks).
 
-use super::Word as _;
 use crate::job::{unwind::PanicSlot, JobHeader, JobRef, Latch};
 use crate::policy::carbon::Carbon;
 use crate::unit::UnitWorker;

@@ -124,7 +124,7 @@ pub(crate) trait Word: Copy + Eq {
 impl Word for crate::job::JobRef {
     #[inline(always)]
     fn to_word(self) -> usize {
-        self.as_ptr() as usize
+        crate::job::JobRef::to_word(self)
     }
     #[inline(always)]
     unsafe fn from_word(w: usize) -> Self {

@@ -143,6 +143,15 @@ impl JobRef {
         self.0.as_ptr() as usize & RECEIVED != 0
     }
 
+    /// The job as one message word, with its mark: a worker that receives a
+    /// task another worker had received (and hands on) can tell it from a
+    /// first steal ([`word_was_received`]), so that a task is counted
+    /// stolen once however often it moves.
+    #[inline(always)]
+    pub(crate) fn to_word(self) -> usize {
+        self.0.as_ptr() as usize
+    }
+
     /// The job's header pointer without the mark.
     #[inline(always)]
     pub(crate) fn header(self) -> *mut JobHeader {
@@ -163,6 +172,13 @@ impl JobRef {
 
 /// Tag bit of [`JobRef::mark_received`].
 const RECEIVED: usize = 1;
+
+/// Did the sender of this word ([`JobRef::to_word`]) receive the job from
+/// another worker itself?
+#[inline(always)]
+pub(crate) fn word_was_received(w: usize) -> bool {
+    w & RECEIVED != 0
+}
 
 pub(crate) use unwind::{JobResult, PanicPayload};
 

@@ -102,6 +102,42 @@ pub fn park_timeout_us(notify: Notify, workers: usize, nothing_left: bool, other
     }
 }
 
+/// A worker that starts running a task while others are parked without a
+/// timeout (`park_timeout_us` gave `None`): when to wake them, so that they
+/// park again with one and can interrupt it if it then runs long holding
+/// work it has not shared.
+///
+/// - `Now`: at once.
+/// - `AtFirstOffer`: at the first slow path that offers work, after the
+///   hand-off. Chosen when the worker hands a task to an idle worker
+///   (`handoff_to_idle`), its very next `join` and push are slow paths
+///   (`next_spawn_offers`: its manager believes it empty, `adm::report_depth`
+///   and `adm::next_report_threshold` for a count of 0) and it holds nothing
+///   besides the task it starts (`holds_nothing`; a burst of stolen tasks,
+///   say, waits in its queue). Then the wake comes before any of its work
+///   could wait, and the first task goes to a worker already being woken by
+///   its message. A worker that never spawns holds nothing to take.
+///
+/// Why not always at once: on a 2-vCPU VM, a worker woken at the moment its
+/// waker started running (a job taken from outside, a `join` resumed) took
+/// about 1 ms to start in most rounds of `steal_latency`, against about
+/// 15 µs when woken by the hand-off's own message (`docs/policies.md`,
+/// "Hand-off to an idle worker").
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum WakeDeep {
+    Now,
+    AtFirstOffer,
+}
+
+#[inline]
+pub fn wake_deep_sleepers(handoff_to_idle: bool, next_spawn_offers: bool, holds_nothing: bool) -> WakeDeep {
+    if handoff_to_idle && next_spawn_offers && holds_nothing {
+        WakeDeep::AtFirstOffer
+    } else {
+        WakeDeep::Now
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -134,5 +170,13 @@ mod tests {
         assert_eq!(park_timeout_us(i, 2, true, true, 0), None, "unblocked");
         assert_eq!(park_timeout_us(i, 2, false, false, 0), None, "nobody busy: nobody holds work");
         assert_eq!(park_timeout_us(Notify::Poll, 2, false, true, 0), None);
+    }
+
+    #[test]
+    fn deep_sleepers_wait_for_the_first_offer_only_when_it_hands_off() {
+        assert_eq!(wake_deep_sleepers(true, true, true), WakeDeep::AtFirstOffer);
+        assert_eq!(wake_deep_sleepers(true, false, true), WakeDeep::Now, "its next join may not be a slow path");
+        assert_eq!(wake_deep_sleepers(false, true, true), WakeDeep::Now, "its first offer goes to the manager");
+        assert_eq!(wake_deep_sleepers(true, true, false), WakeDeep::Now, "it holds work already");
     }
 }
