@@ -35,7 +35,9 @@ use super::item::{Frame, Item, Work};
 use super::result::{Bucket, Op};
 use super::run::{Found, Mech, Sim};
 use super::Delivery;
-use finegrain::policy::adm::{hand_to_idle, next_report_threshold, route, Action, ManagerNode, Route, Tree, RECEIVE_BUFFER};
+use finegrain::policy::adm::{
+    hand_to_idle, handoff_candidates, next_report_threshold, route, Action, Handoff, ManagerNode, Route, Tree, RECEIVE_BUFFER,
+};
 use finegrain::policy::{split, Adm, Order};
 use std::collections::{BTreeSet, VecDeque};
 
@@ -63,8 +65,8 @@ enum Msg {
 
 #[derive(Debug)]
 pub(crate) struct AdmState {
-    /// `handoff=sleeper`: hand a task straight to a sleeper (`hand_to_idle`).
-    handoff_to_sleeper: bool,
+    /// `handoff=`: to whom a slow path hands a task (`hand_to_idle`).
+    handoff: Handoff,
     pub tree: Tree,
     pub queues: Vec<VecDeque<Item>>,
     /// The count each worker last reported.
@@ -91,9 +93,7 @@ pub(crate) struct AdmState {
 impl AdmState {
     pub fn new(n: usize, a: Adm) -> AdmState {
         AdmState {
-            // The simulator's idle workers sleep: `idle` and `sleeper` both
-            // hand to them.
-            handoff_to_sleeper: a.handoff != finegrain::policy::adm::Handoff::Manager,
+            handoff: a.handoff,
             tree: a.tree(n),
             queues: vec![VecDeque::new(); n],
             reported: vec![0; n],
@@ -356,32 +356,51 @@ impl Sim<'_> {
         }
     }
 
+    /// A push, with the runtime's slow path (`AdmWorker::after_offering`)
+    /// when the count reaches the report threshold or mail waits: under
+    /// `Poll`, hand the oldest task to an idle worker first (the runtime's
+    /// deviation, `handoff=`), then report what is left if still due.
     pub(crate) fn adm_push(&mut self, w: usize, item: Item, t: u64) -> u64 {
         let mut c = costs::LOCAL_PUSH;
-        let (count, due) = {
+        let (mut count, slow) = {
             let s = self.adm();
             s.queues[w].push_back(item);
             s.nothing_left[w] = false;
             let count = s.queues[w].len();
-            (count, count >= next_report_threshold(s.reported[w]))
+            (count, count >= next_report_threshold(s.reported[w]) || !s.mail[w].is_empty())
         };
-        if self.n > 1 && due {
+        if self.n == 1 || !slow {
+            return c;
+        }
+        if self.cfg.delivery == Delivery::Poll {
+            let idle = self.idle_for_handoff(w);
+            if let Some(v) = idle.filter(|_| hand_to_idle(true, count > 0) == 1) {
+                let item = self.adm().queues[w].pop_front().expect("count > 0");
+                self.adm().sleepers.remove(&(v as u32));
+                c += self.send(w, Msg::Worker { w: v, m: ToWorker::Task { item: Some(item), last: true } }, t + c);
+                count -= 1;
+            }
+        }
+        if count >= next_report_threshold(self.adm().reported[w]) {
             let s = self.adm();
             s.reported[w] = count;
             s.starving[w] = false;
             c += self.to_own_manager(w, ToManager::Update { child: w, count, starving: false }, t + c);
         }
-        if self.cfg.delivery == Delivery::Poll && self.adm().handoff_to_sleeper {
-            // The runtime's deviation (`handoff=sleeper`): hand a task straight to a sleeper.
-            let sleeper = self.adm().sleepers.iter().next().copied();
-            if hand_to_idle(sleeper.is_some(), count > 1) == 1 {
-                let s = sleeper.expect("exists") as usize;
-                let item = self.adm().queues[w].pop_front().expect("count > 1");
-                self.adm().sleepers.remove(&(s as u32));
-                c += self.send(w, Msg::Worker { w: s, m: ToWorker::Task { item: Some(item), last: true } }, t + c);
-            }
-        }
         c
+    }
+
+    /// The worker a hand-off from `w` goes to, as the runtime picks it: an
+    /// idle one among `handoff_candidates` (`handoff=idle`; the simulator's
+    /// idle workers sleep, so idle means asleep here), any sleeper
+    /// (`handoff=sleeper`), or none (`handoff=manager`).
+    fn idle_for_handoff(&mut self, w: usize) -> Option<usize> {
+        let s = self.adm();
+        match s.handoff {
+            Handoff::Idle => handoff_candidates(&s.tree, w).find(|&v| s.sleepers.contains(&(v as u32))),
+            Handoff::Sleeper => s.sleepers.iter().map(|&v| v as usize).find(|&v| v != w),
+            Handoff::Manager => None,
+        }
     }
 
     pub(crate) fn adm_wants_split(&mut self, w: usize) -> bool {

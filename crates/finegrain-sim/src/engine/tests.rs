@@ -114,12 +114,26 @@ fn coarse_trees_speed_up() {
 #[test]
 fn polling_delays_a_steal_by_a_whole_task() {
     // Two long leaves at two threads: with interrupts the idle worker gets the
-    // second leaf at once; with polling it waits until the first one ends.
+    // second leaf at once; with polling and only the manager's steals (the
+    // paper's protocol, `handoff=manager`) it waits until the first one ends.
     let g = a_loop(2, 200_000);
     let int = run(&g, "adm-central", 2, Delivery::Interrupt).makespan;
-    let poll = run(&g, "adm-central", 2, Delivery::Poll).makespan;
+    let poll = run(&g, "adm-central:handoff=manager", 2, Delivery::Poll).makespan;
     assert!(poll as f64 > 1.6 * int as f64, "poll {poll} vs interrupt {int}");
     assert!(int < 250_000, "interrupts: the two leaves run side by side ({int} cycles)");
+}
+
+#[test]
+fn a_hand_off_to_an_idle_worker_spares_polling_the_wait() {
+    // The runtime's default (`handoff=idle`): the split that offers the second
+    // leaf hands it to the sleeping worker in the same step, so polling loses
+    // no whole task; `sleeper` does the same here (one sleeper).
+    let g = a_loop(2, 200_000);
+    let int = run(&g, "adm-central", 2, Delivery::Interrupt).makespan;
+    for spec in ["adm-central", "adm-central:handoff=sleeper", "adm-hier:radix=2"] {
+        let poll = run(&g, spec, 2, Delivery::Poll).makespan;
+        assert!((poll as f64) < 1.25 * int as f64, "{spec}: poll {poll} vs interrupt {int}");
+    }
 }
 
 #[test]
