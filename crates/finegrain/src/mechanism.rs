@@ -100,6 +100,17 @@ pub(crate) trait Mechanism {
     /// (`Peers`, `OwnMarks`); `in_join`: the worker waits inside a `join`.
     fn find(&self, h: &Handles, source: Source, in_join: bool) -> Option<Self::Task>;
 
+    /// A worker waiting in a `join` or scope past half its stack
+    /// (`WorkerThread::too_deep_to_help`) helps only with the newest task
+    /// queued, own first: what a serial run would nest next, so the stack
+    /// grows no deeper than the program's recursion from there. `None`:
+    /// nothing queued, or the mechanism never gets that deep (only the
+    /// central unit's orders take old tasks while waiting).
+    #[inline(always)]
+    fn take_newest(&self, _h: &Handles) -> Option<Self::Task> {
+        None
+    }
+
     /// Run a task this mechanism handed out; `exec` runs a job.
     #[inline(always)]
     fn run(&self, t: Self::Task, exec: impl FnOnce(JobRef)) {

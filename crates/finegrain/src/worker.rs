@@ -108,8 +108,9 @@ pub(crate) struct WorkerThread {
     /// (`scripts/spawn_cost.sh`), where this is one load and one branch.
     pub(crate) is_ws: bool,
     tracing: bool,
-    /// Below this stack address a worker waiting on a latch takes no other
-    /// work (0: no limit). Set for the central-queue policies only: there a
+    /// Below this stack address a worker waiting on a latch takes only the
+    /// newest of its own queued tasks (`Mechanism::take_newest`; 0: no
+    /// limit). Set for the central-queue policies only: there a
     /// waiting worker may take any queued task (under `pdf` the earliest in
     /// serial order, wherever it is in the tree), so helping could nest one
     /// task on another until the stack overflows (`docs/policies.md`); `ws`
@@ -379,10 +380,18 @@ impl WorkerThread {
                 break;
             }
             if latch.is_some() && self.too_deep_to_help() {
-                // The awaited task has been taken by another worker (a
-                // join takes its own back first), so it runs or waits on
-                // one that does: waiting without helping cannot deadlock.
-                crate::sync::thread::yield_now();
+                // Past the floor, help only with the newest task queued (a
+                // scope's own spawns, say, which nobody else may be there to
+                // run: a pool of one worker). With none queued, what this
+                // wait needs runs on another worker or waits on one that
+                // runs: waiting without helping cannot deadlock.
+                if let Some(t) = m.take_newest(h) {
+                    m.found_work(h);
+                    self.counters().enter(Bucket::Task);
+                    m.run(t, |j| self.execute(j));
+                } else {
+                    crate::sync::thread::yield_now();
+                }
                 continue;
             }
             if let Some(t) = self.search(m, &mut own_marks) {

@@ -44,6 +44,15 @@ impl GlobalOrder {
         }
     }
 
+    /// The `seq` a key of this order was made with: the order tasks were
+    /// queued in, whatever order they run in.
+    pub fn queued_at(self, k: &Key) -> u64 {
+        match self {
+            GlobalOrder::Lifo => u64::MAX - k.seq,
+            _ => k.seq,
+        }
+    }
+
     /// The key of the `seq`-th task queued, with priority `prio` (higher runs
     /// first) and serial-order position `path`.
     pub fn key(self, seq: u64, prio: i64, path: &SerialPath) -> Key {
@@ -71,5 +80,8 @@ mod tests {
         assert!(GlobalOrder::Priority.key(0, i64::MAX, p) < GlobalOrder::Priority.key(0, i64::MIN, p));
         assert!(GlobalOrder::Fifo.key(1, 0, p) < GlobalOrder::Fifo.key(2, 0, p));
         assert!(GlobalOrder::Lifo.key(2, 0, p) < GlobalOrder::Lifo.key(1, 0, p));
+        for o in [GlobalOrder::Fifo, GlobalOrder::Lifo, GlobalOrder::Priority, GlobalOrder::Serial] {
+            assert_eq!(o.queued_at(&o.key(7, 3, p)), 7, "{o:?}");
+        }
     }
 }

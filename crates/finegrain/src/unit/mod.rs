@@ -340,6 +340,34 @@ impl UnitWorker {
         got
     }
 
+    /// `Mechanism::take_newest`: the newest of this worker's own tasks
+    /// (carbon's lane, the private queue, then the global queue's entries
+    /// this worker queued, by the order they were queued in). Another
+    /// worker's newest task may be the root of a large subtree, whose own
+    /// waits would nest further; an own one was spawned by a frame on this
+    /// stack. The global queue is scanned under its lock, but only by a
+    /// worker past its help floor.
+    fn newest_task(&self, h: &Handles) -> Option<Entry> {
+        if let UnitPolicy::Carbon(c) = self.policy {
+            return self.unit().gtu.pop_newest(h.index, &c).map(Entry::injected);
+        }
+        if let UnitPolicy::SwHier(_) = self.policy {
+            if let Some(e) = self.near(h).pop_back() {
+                return Some(e);
+            }
+        }
+        let unit = self.unit();
+        if unit.total_relaxed() == 0 {
+            return None;
+        }
+        let order = self.policy.global_order();
+        let mut st = lock(&unit.state);
+        let key = st.global.iter().filter(|(_, e)| e.from == h.index).max_by_key(|(k, _)| order.queued_at(k)).map(|(k, _)| k.clone());
+        let got = key.and_then(|k| st.global.remove(&k));
+        unit.total.store(st.count(), Ordering::SeqCst);
+        got
+    }
+
     fn swhier_dequeue(&self, h: &Handles, s: SwHier) -> Option<Entry> {
         if let Some(e) = self.near(h).pop_back() {
             return Some(e);
@@ -500,6 +528,10 @@ impl Mechanism for UnitWorker {
 
     fn find(&self, _h: &Handles, _source: Source, _in_join: bool) -> Option<Entry> {
         None
+    }
+
+    fn take_newest(&self, h: &Handles) -> Option<Entry> {
+        self.newest_task(h)
     }
 
     #[inline]
