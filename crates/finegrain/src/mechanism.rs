@@ -101,11 +101,12 @@ pub(crate) trait Mechanism {
     fn find(&self, h: &Handles, source: Source, in_join: bool) -> Option<Self::Task>;
 
     /// A worker waiting in a `join` or scope past half its stack
-    /// (`WorkerThread::too_deep_to_help`) helps only with the newest task
-    /// queued, own first: what a serial run would nest next, so the stack
+    /// (`WorkerThread::too_deep_to_help`) helps only with the newest of its
+    /// own queued tasks: what a serial run would nest next (a scope's own
+    /// spawns, which no other worker may be there to run), so the stack
     /// grows no deeper than the program's recursion from there. `None`:
-    /// nothing queued, or the mechanism never gets that deep (only the
-    /// central unit's orders take old tasks while waiting).
+    /// nothing of its own queued, or the mechanism never gets that deep
+    /// (only the central unit's orders take old tasks while waiting).
     #[inline(always)]
     fn take_newest(&self, _h: &Handles) -> Option<Self::Task> {
         None
