@@ -102,13 +102,14 @@ pub(crate) trait Mechanism {
 
     /// A worker waiting in a `join` or scope past half its stack
     /// (`WorkerThread::too_deep_to_help`) helps only with the newest of its
-    /// own queued tasks: what a serial run would nest next (a scope's own
-    /// spawns, which no other worker may be there to run), so the stack
-    /// grows no deeper than the program's recursion from there. `None`:
-    /// nothing of its own queued, or the mechanism never gets that deep
-    /// (only the central unit's orders take old tasks while waiting).
+    /// own queued tasks pushed below stack address `below`, the frame it
+    /// waits in: what that frame spawned and a serial run would nest next (a
+    /// scope's own spawns, which no other worker may be there to run), so
+    /// the stack grows no deeper than the program's recursion from there.
+    /// `None`: no such task, or the mechanism never gets that deep (only the
+    /// central unit's orders take old tasks while waiting).
     #[inline(always)]
-    fn take_newest(&self, _h: &Handles) -> Option<Self::Task> {
+    fn take_newest(&self, _h: &Handles, _below: usize) -> Option<Self::Task> {
         None
     }
 

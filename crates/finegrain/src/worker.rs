@@ -117,6 +117,9 @@ pub(crate) struct WorkerThread {
     /// and the message policies steal a victim's oldest tasks, which keeps
     /// the nesting shallow in practice.
     help_floor: usize,
+    /// This worker's stack: `stack_lo..stack_hi` (for `on_my_stack`).
+    stack_lo: usize,
+    stack_hi: usize,
     /// When to time a task for the median task length (`stats/lengths.rs`).
     #[cfg(feature = "stats")]
     sampler: crate::stats::lengths::Sampler,
@@ -145,6 +148,8 @@ impl WorkerThread {
             is_ws: matches!(local, Local::Ws(_)),
             // Help while waiting only in the first half of the stack.
             help_floor: if matches!(local, Local::Unit(_)) { stack_hi.saturating_sub(stack_bytes / 2) } else { 0 },
+            stack_lo: stack_hi.saturating_sub(stack_bytes),
+            stack_hi,
             local,
             tracing: registry.trace.is_some(),
             #[cfg(feature = "stats")]
@@ -380,12 +385,15 @@ impl WorkerThread {
                 break;
             }
             if latch.is_some() && self.too_deep_to_help() {
-                // Past the floor, help only with the newest task queued (a
-                // scope's own spawns, say, which nobody else may be there to
-                // run: a pool of one worker). With none queued, what this
-                // wait needs runs on another worker or waits on one that
-                // runs: waiting without helping cannot deadlock.
-                if let Some(t) = m.take_newest(h) {
+                // Past the floor, run only the newest task this worker
+                // pushed below the latch's frame: a scope's own spawns, which
+                // nobody else may be there to run (all other workers past
+                // their floors too, or none). A `join` takes its second half
+                // back first, so what it waits for runs on another worker or
+                // waits on one that runs. A task of an outer frame could be
+                // a large subtree whose waits nest further (`docs/policies.md`,
+                // "Helping depth").
+                if let Some(t) = latch.filter(|l| self.on_my_stack(*l)).and_then(|l| m.take_newest(h, l as *const AtomicUsize as usize)) {
                     m.found_work(h);
                     self.counters().enter(Bucket::Task);
                     m.run(t, |j| self.execute(j));
@@ -445,6 +453,12 @@ impl WorkerThread {
             m.resumed(h);
         }
         self.counters().enter(resume);
+    }
+
+    /// Is `x` on this worker's stack (a latch in one of its frames, not on the heap)?
+    fn on_my_stack<T>(&self, x: &T) -> bool {
+        let a = x as *const T as usize;
+        a < self.stack_hi && a >= self.stack_lo
     }
 
     /// Is this worker's stack past `help_floor` (see the field)?

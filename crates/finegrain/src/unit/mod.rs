@@ -37,6 +37,10 @@ pub(crate) struct Entry {
     pub(crate) path: SerialPath,
     /// The worker that queued it.
     pub(crate) from: usize,
+    /// A stack address of the push (a frame below the spawner's); `usize::MAX`
+    /// for work from outside. A worker waiting past its help floor runs only
+    /// its own tasks pushed below the frame it waits in (`newest_task`).
+    pub(crate) sp: usize,
 }
 
 /// The shared unit.
@@ -200,7 +204,9 @@ impl UnitWorker {
     fn push_at_uncounted(&self, h: &Handles, job: JobRef, path: SerialPath) -> Entry {
         // SAFETY: not yet visible to other threads.
         unsafe { JobHeader::prepare(job.as_ptr(), h.index) };
-        let e = Entry { key: self.next_key(h, &path), job, path, from: h.index };
+        let here = 0u8;
+        let sp = std::ptr::addr_of!(here) as usize;
+        let e = Entry { key: self.next_key(h, &path), job, path, from: h.index, sp };
         match self.policy {
             UnitPolicy::SwHier(s) => self.swhier_enqueue(h, s, e.clone()),
             _ => self.to_global(h, std::iter::once(e.clone())),
@@ -341,20 +347,27 @@ impl UnitWorker {
     }
 
     /// `Mechanism::take_newest`: the newest of this worker's own tasks
-    /// (carbon's lane, the private queue, then the global queue's entries
-    /// this worker queued, by the order they were queued in). Another
-    /// worker's newest task may be the root of a large subtree, whose own
-    /// waits would nest further; an own one was spawned by a frame on this
-    /// stack. The global queue is scanned under its lock, but only by a
-    /// worker past its help floor.
-    fn newest_task(&self, h: &Handles) -> Option<Entry> {
-        if let UnitPolicy::Carbon(c) = self.policy {
-            return self.unit().gtu.pop_newest(h.index, &c).map(Entry::injected);
-        }
-        if let UnitPolicy::SwHier(_) = self.policy {
-            if let Some(e) = self.near(h).pop_back() {
-                return Some(e);
+    /// pushed below stack address `below` (the frame it waits in), so
+    /// spawned by that frame's body or deeper: the private queue's, then the
+    /// global queue's, newest by queueing order. Tasks of outer frames are
+    /// left alone: one of them may be a large subtree whose own waits would
+    /// nest further (a `join`'s waiter overflowed `tests/help_depth.rs`'s
+    /// stacks that way). The global queue is scanned under its lock, but only
+    /// by a worker past its help floor. Carbon's lanes hold bare jobs, so
+    /// there only a worker alone in its pool helps (its newest task is then
+    /// always the innermost frame's).
+    fn newest_task(&self, h: &Handles, below: usize) -> Option<Entry> {
+        let mine = |e: &Entry| e.from == h.index && e.sp < below;
+        match self.policy {
+            UnitPolicy::Carbon(c) if h.workers == 1 => return self.unit().gtu.pop_newest(h.index, &c).map(Entry::injected),
+            UnitPolicy::Carbon(_) => return None,
+            UnitPolicy::SwHier(_) => {
+                let mut near = self.near(h);
+                if let Some(i) = (0..near.len()).rev().find(|&i| mine(&near[i])) {
+                    return near.remove(i);
+                }
             }
+            UnitPolicy::Pdf => {}
         }
         let unit = self.unit();
         if unit.total_relaxed() == 0 {
@@ -362,7 +375,7 @@ impl UnitWorker {
         }
         let order = self.policy.global_order();
         let mut st = lock(&unit.state);
-        let key = st.global.iter().filter(|(_, e)| e.from == h.index).max_by_key(|(k, _)| order.queued_at(k)).map(|(k, _)| k.clone());
+        let key = st.global.iter().filter(|(_, e)| mine(e)).max_by_key(|(k, _)| order.queued_at(k)).map(|(k, _)| k.clone());
         let got = key.and_then(|k| st.global.remove(&k));
         unit.total.store(st.count(), Ordering::SeqCst);
         got
@@ -493,7 +506,7 @@ impl Drop for Near<'_> {
 impl Task for Entry {
     /// Work from outside the pool runs at the root of serial order.
     fn injected(job: JobRef) -> Entry {
-        Entry { key: Key { primary: 0, pos: Default::default(), seq: 0 }, job, path: SerialPath::default(), from: usize::MAX }
+        Entry { key: Key { primary: 0, pos: Default::default(), seq: 0 }, job, path: SerialPath::default(), from: usize::MAX, sp: usize::MAX }
     }
     fn job(self) -> JobRef {
         self.job
@@ -530,8 +543,8 @@ impl Mechanism for UnitWorker {
         None
     }
 
-    fn take_newest(&self, h: &Handles) -> Option<Entry> {
-        self.newest_task(h)
+    fn take_newest(&self, h: &Handles, below: usize) -> Option<Entry> {
+        self.newest_task(h, below)
     }
 
     #[inline]
