@@ -305,20 +305,22 @@ impl AdmWorker {
         if r.busy.load(Ordering::Relaxed) == 0 {
             r.busy.store(1, Ordering::SeqCst);
             if sh.deep_sleepers.load(Ordering::SeqCst) > 0 {
-                match self.when_to_wake_deep() {
-                    WakeDeep::Now => self.wake_deep_sleepers(h),
-                    WakeDeep::AtFirstOffer => self.wake_deep_due.set(true),
-                }
+                self.wake_deep_now_or_at_offer(h);
             }
         }
     }
 
+    /// Wake the workers parked without a timeout now, or at this worker's
+    /// first slow path (`policy::notify::wake_deep_sleepers`).
     #[cold]
-    fn when_to_wake_deep(&self) -> WakeDeep {
+    fn wake_deep_now_or_at_offer(&self, h: &Handles) {
         // A `join` goes to `join_slow_duties` at any depth, a push to `push_slow`.
         let next_spawn_offers = self.report_depth.get() == 0 && self.report_at.get() <= 1;
         let holds_nothing = self.private.len() == 0 && !self.marks.any_live(self.marks.current_depth());
-        wake_deep_sleepers(self.handoff == Handoff::Idle, next_spawn_offers, holds_nothing)
+        match wake_deep_sleepers(self.handoff == Handoff::Idle, next_spawn_offers, holds_nothing) {
+            WakeDeep::Now => self.wake_deep_sleepers(h),
+            WakeDeep::AtFirstOffer => self.wake_deep_due.set(true),
+        }
     }
 
     /// Wake the workers parked without a timeout: the epoch they parked at
@@ -1029,10 +1031,7 @@ impl Mechanism for AdmWorker {
             // Busy before the bump (`Shared::unblock_epoch`).
             self.now_busy(h);
             self.shared().epoch.fetch_add(1, Ordering::SeqCst);
-            match self.when_to_wake_deep() {
-                WakeDeep::Now => h.sleep().wake_all(),
-                WakeDeep::AtFirstOffer => self.wake_deep_due.set(true),
-            }
+            self.wake_deep_now_or_at_offer(h);
         }
     }
 
