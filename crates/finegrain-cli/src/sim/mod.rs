@@ -38,7 +38,7 @@ pub fn main(a: &SimArgs) -> Result<bool, Failure> {
     let delivery = delivery(&a.delivery).map_err(Failure::Usage)?;
     std::fs::create_dir_all(&a.out).map_err(|e| Failure::Usage(format!("cannot create the output directory {}: {e}", a.out.display())))?;
     if a.claims {
-        return claims::main(a, delivery);
+        return claims::main(a);
     }
     if let Some(results) = &a.validate {
         return validate::main(a, results);

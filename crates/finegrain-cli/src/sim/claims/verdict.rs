@@ -1,0 +1,99 @@
+//! Reading a sweep's results for a claim, and judging the value against
+//! its band.
+
+use super::runs::{Results, Run};
+use finegrain_sim::engine::{Bucket, Op, SimResult};
+
+/// The interval in which a simulated value agrees with the paper.
+#[derive(Copy, Clone, Debug, PartialEq)]
+pub struct Band {
+    pub lo: Option<f64>,
+    pub hi: Option<f64>,
+}
+
+impl Band {
+    pub fn at_least(lo: f64) -> Band {
+        Band { lo: Some(lo), hi: None }
+    }
+    pub fn at_most(hi: f64) -> Band {
+        Band { lo: None, hi: Some(hi) }
+    }
+    pub fn holds(&self, v: f64) -> bool {
+        v.is_finite() && self.lo.map_or(true, |lo| v >= lo) && self.hi.map_or(true, |hi| v <= hi)
+    }
+    pub fn text(&self) -> String {
+        match (self.lo, self.hi) {
+            (Some(lo), Some(hi)) => format!("{lo}..{hi}"),
+            (Some(lo), None) => format!(">= {lo}"),
+            (None, Some(hi)) => format!("<= {hi}"),
+            (None, None) => "any".into(),
+        }
+    }
+}
+
+/// What became of a claim.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Status {
+    Holds,
+    DoesNotHold,
+    /// A run it needs failed; the message says which and why.
+    Error(String),
+    NotModelled(&'static str),
+}
+
+impl Status {
+    pub fn word(&self) -> &'static str {
+        match self {
+            Status::Holds => "holds",
+            Status::DoesNotHold => "does not hold",
+            Status::Error(_) => "error",
+            Status::NotModelled(_) => "not modelled",
+        }
+    }
+}
+
+/// The results of a sweep, by run.
+pub struct Lookup<'a> {
+    pub results: &'a Results,
+}
+
+impl Lookup<'_> {
+    pub fn result(&self, r: &Run) -> Result<&SimResult, String> {
+        match self.results.get(r) {
+            Some(Ok(x)) => Ok(x),
+            Some(Err(e)) => Err(format!("{}: {e}", r.label())),
+            None => Err(format!("{}: not simulated", r.label())),
+        }
+    }
+
+    /// The simulated makespan in cycles.
+    pub fn time(&self, r: &Run) -> Result<f64, String> {
+        Ok(self.result(r)?.makespan.max(1) as f64)
+    }
+
+    /// Share of all workers' time spent on the scheduler: enqueues,
+    /// dequeues, steals (found or not) and message handlers (ASPLOS 2010,
+    /// Figure 6's queue overhead), leaving out tasks and starved time.
+    pub fn overhead(&self, r: &Run) -> Result<f64, String> {
+        let x = self.result(r)?;
+        let q = [Bucket::Enqueue, Bucket::Dequeue, Bucket::StealOk, Bucket::StealFail, Bucket::HandlerWorker, Bucket::HandlerManager];
+        Ok(q.iter().map(|&b| x.share(b)).sum())
+    }
+
+    /// Mean cycles of a request to Carbon's global task unit.
+    pub fn unit_request(&self, r: &Run) -> Result<f64, String> {
+        Ok(self.result(r)?.op(Op::UnitRequest).mean())
+    }
+
+    /// Cycles spent in message handlers, workers' and managers'.
+    pub fn handler_cycles(&self, r: &Run) -> Result<f64, String> {
+        let x = self.result(r)?;
+        Ok((x.bucket(Bucket::HandlerWorker) + x.bucket(Bucket::HandlerManager)) as f64)
+    }
+
+    /// Lines read from or written to memory beyond the chip (DRAM).
+    pub fn offchip(&self, r: &Run) -> Result<f64, String> {
+        let m = &self.result(r)?.mem;
+        Ok((m.dram_reads + m.dram_writes) as f64)
+    }
+}
