@@ -235,6 +235,9 @@ pub struct SimArgs {
     /// With --locality: counts of offline threads for the stealing experiment (default 4,16,28; empty: none).
     #[arg(long, value_name = "LIST", requires = "locality")]
     pub offline: Option<String>,
+    /// Simulations run at once (each is single-threaded; results do not depend on it). Default: one per core.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..=1024))]
+    pub jobs: Option<u16>,
 }
 
 impl SimArgs {

@@ -9,6 +9,7 @@
 
 mod claims;
 mod locality;
+mod parallel;
 mod report;
 mod source;
 mod validate;
@@ -52,19 +53,24 @@ pub fn main(a: &SimArgs) -> Result<bool, Failure> {
         None => finegrain_sim::engine::Locality::default(),
         Some(path) => plans(path, &graph, &threads).map_err(Failure::Usage)?,
     };
-    let configs: Vec<(SimPolicy, usize)> = policies.iter().flat_map(|p| threads.iter().map(move |&t| (p.1.clone(), t))).collect();
+    let configs: Vec<SimConfig> = policies
+        .iter()
+        .flat_map(|p| threads.iter().map(move |&t| (p.1.clone(), t)))
+        .map(|(p, t)| {
+            let mut cfg = SimConfig::new(preset, t, p);
+            cfg.seed = a.seed;
+            cfg.delivery = delivery;
+            cfg.locality = locality.clone();
+            cfg
+        })
+        .collect();
     let bar = progress(configs.len() as u64, "simulating");
-    let mut results = Vec::new();
-    for (p, t) in configs {
-        bar.set_message(format!("{} at {t} threads", p.name()));
-        let mut cfg = SimConfig::new(preset, t, p);
-        cfg.seed = a.seed;
-        cfg.delivery = delivery;
-        cfg.locality = locality.clone();
-        let r = simulate(&graph, &cfg).map_err(|e| Failure::Fatal(e.to_string()))?;
-        results.push(r);
-        bar.inc(1);
-    }
+    let pool = parallel::pool(a.jobs).map_err(Failure::Fatal)?;
+    let (t0, cpu0) = (std::time::Instant::now(), parallel::cpu_seconds());
+    let results = pool.install(|| parallel::simulate_all(&graph, &configs, &|_| bar.inc(1)));
+    let results = results.into_iter().collect::<Result<Vec<SimResult>, String>>().map_err(Failure::Fatal)?;
+    let sweep_wall = t0.elapsed().as_secs_f64();
+    let sweep_cpu = parallel::cpu_seconds().zip(cpu0).map(|(b, a)| b - a);
     bar.finish_and_clear();
     let labels: Vec<String> = policies.iter().map(|p| p.0.clone()).collect();
     let rows = report::rows(&results, &labels);
@@ -72,12 +78,13 @@ pub fn main(a: &SimArgs) -> Result<bool, Failure> {
     report::write_files(&a.out, &rows, &src.name(), preset, a.no_plots).map_err(Failure::Fatal)?;
     let events: u64 = results.iter().map(|r| r.events).sum();
     let wall: f64 = results.iter().map(|r| r.wall_s).sum();
+    let cpu = sweep_cpu.map(|c| format!(", {c:.1} s CPU ({:.2} CPU/wall)", c / sweep_wall.max(1e-9))).unwrap_or_default();
     eprintln!(
-        "{} simulations, {:.1} M events in {:.2} s: {:.1} M events/s; results in {}",
+        "{} simulations, {:.1} M events: {:.1} M events/s per simulation; sweep {sweep_wall:.2} s wall{cpu} on {} workers; results in {}",
         results.len(),
         events as f64 / 1e6,
-        wall,
         events as f64 / wall.max(1e-9) / 1e6,
+        pool.threads(),
         a.out.display()
     );
     Ok(true)

@@ -54,11 +54,11 @@ pub fn main(a: &SimArgs) -> Result<bool, Failure> {
     for r in all {
         by_workload.entry(r.workload).or_default().push(r);
     }
-    let cores = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1);
-    let pool = finegrain::Pool::builder().threads(cores).build().map_err(|e| fatal(format!("cannot start the sweep's pool: {e}")))?;
+    let pool = super::parallel::pool(a.jobs).map_err(fatal)?;
+    let cores = pool.threads();
     let total: usize = by_workload.values().map(Vec::len).sum();
     eprintln!("{} claims, {total} simulations of {} workloads at size {} on {cores} workers", claims.len(), by_workload.len(), size.name());
-    let (t0, cpu0) = (Instant::now(), runs::cpu_seconds());
+    let (t0, cpu0) = (Instant::now(), super::parallel::cpu_seconds());
     let mut results: Results = BTreeMap::new();
     let mut traces = Vec::new();
     let mut events = 0u64;
@@ -91,7 +91,7 @@ pub fn main(a: &SimArgs) -> Result<bool, Failure> {
     swept.map_err(fatal)?;
     bar.finish_and_clear();
     let wall = t0.elapsed().as_secs_f64();
-    let cpu = match (cpu0, runs::cpu_seconds()) {
+    let cpu = match (cpu0, super::parallel::cpu_seconds()) {
         (Some(a), Some(b)) => Some(b - a),
         _ => None,
     };
@@ -102,7 +102,7 @@ pub fn main(a: &SimArgs) -> Result<bool, Failure> {
     if let Some(c) = cpu {
         cost.push_str(&format!(", {c:.1} s CPU ({:.2} CPU/wall)", c / wall.max(1e-9)));
     }
-    if let Some(m) = runs::peak_rss_mb() {
+    if let Some(m) = super::parallel::peak_rss_mb() {
         cost.push_str(&format!(", peak RSS {m:.0} MB"));
     }
     eprintln!("{cost}");

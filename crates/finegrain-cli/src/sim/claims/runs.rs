@@ -12,7 +12,6 @@ use finegrain::taskgraph::TaskGraph;
 use finegrain_sim::engine::{simulate, Delivery, SimConfig, SimPolicy, SimResult};
 use finegrain_sim::machine::preset;
 use std::collections::BTreeMap;
-use std::sync::Mutex;
 
 /// A change to the modelled machine or protocol for one experiment.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -84,41 +83,13 @@ impl Run {
 /// What each run gave: its result, or why it could not be simulated.
 pub type Results = BTreeMap<Run, Result<SimResult, String>>;
 
-/// Simulate `runs` of one trace, each as one task of the pool this is
-/// called in. Results come back in `runs`' order, whatever order the
-/// workers took them in; the longest simulations (most threads) are started
-/// first so that the pool's workers finish together.
+/// Simulate `runs` of one trace as tasks of the pool this is called in;
+/// results in `runs`' order (`super::super::parallel`).
 pub fn sweep(g: &TaskGraph, runs: &[Run], seed: u64, done: &(dyn Fn(&Run) + Sync)) -> Vec<Result<SimResult, String>> {
-    let mut order: Vec<usize> = (0..runs.len()).collect();
-    order.sort_by_key(|&i| std::cmp::Reverse(runs[i].threads));
-    let slots: Vec<Mutex<Option<Result<SimResult, String>>>> = runs.iter().map(|_| Mutex::new(None)).collect();
-    finegrain::for_each_chunk(0..order.len(), 1, |r| {
-        for k in r {
-            let run = &runs[order[k]];
-            let out = run.config(seed).and_then(|cfg| simulate(g, &cfg).map_err(|e| e.to_string()));
-            *slots[order[k]].lock().expect("a result slot is written once") = Some(out);
-            done(run);
-        }
-    });
-    slots.into_iter().map(|s| s.into_inner().expect("a result slot is written once").expect("every run was simulated")).collect()
-}
-
-/// CPU time this process has used (user and system), in seconds, where the
-/// platform says (`/proc/self/stat`); `None` elsewhere.
-pub fn cpu_seconds() -> Option<f64> {
-    let stat = std::fs::read_to_string("/proc/self/stat").ok()?;
-    // Fields after the command name (which may hold spaces) in parentheses.
-    let rest = &stat[stat.rfind(')')? + 2..];
-    let f: Vec<&str> = rest.split_whitespace().collect();
-    let (utime, stime): (f64, f64) = (f.get(11)?.parse().ok()?, f.get(12)?.parse().ok()?);
-    // The kernel's USER_HZ is 100 on every Linux configuration in use.
-    Some((utime + stime) / 100.0)
-}
-
-/// Peak resident memory of this process in MB (`VmHWM`), where known.
-pub fn peak_rss_mb() -> Option<f64> {
-    let status = std::fs::read_to_string("/proc/self/status").ok()?;
-    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
-    let kb: f64 = line.split_whitespace().nth(1)?.parse().ok()?;
-    Some(kb / 1024.0)
+    super::super::parallel::map_ordered(
+        runs,
+        |r| r.threads,
+        |run| run.config(seed).and_then(|cfg| simulate(g, &cfg).map_err(|e| e.to_string())),
+        done,
+    )
 }
