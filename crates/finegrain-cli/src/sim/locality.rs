@@ -165,44 +165,39 @@ pub fn main(a: &SimArgs) -> Result<bool, Failure> {
         .sum();
     let bar = progress((per_graph * workloads.len()) as u64, "simulating");
     let mut rows: Vec<Row> = Vec::new();
+    let pool = super::parallel::pool(a.jobs).map_err(Failure::Fatal)?;
     for w in &workloads {
         bar.set_message(format!("recording {w}"));
         let (g, _) = crate::record::record_workload(w, size, a.seed).map_err(Failure::Fatal)?;
         if g.spaces.is_empty() {
             return Err(Failure::Fatal(format!("{w}: the recording has no task space")));
         }
+        // Every simulation of this workload, planned first and then run as
+        // tasks of one pool (`parallel`); rows are made in the planned order.
+        struct Job {
+            preset: &'static Preset,
+            threads: usize,
+            manager: String,
+            stealing: Stealing,
+            offline: usize,
+            seed: u64,
+            locality: Locality,
+            /// The first job of a row, and how many seeds the row averages.
+            row: Option<usize>,
+        }
+        let mut jobs: Vec<Job> = Vec::new();
         for (p, ts) in presets.iter().zip(&threads_of) {
             for &t in ts {
-                let mut push = |manager: &str, stealing: Stealing, offline: usize, results: &[SimResult]| {
-                    let n = results.len() as f64;
-                    let mean = |f: &dyn Fn(&SimResult) -> f64| results.iter().map(f).sum::<f64>() / n;
-                    rows.push(Row {
-                        preset: p.name,
-                        workload: w.clone(),
-                        threads: t,
-                        manager: manager.to_string(),
-                        stealing,
-                        offline,
-                        task_cycles: mean(&|r| r.task_cycles() as f64),
-                        makespan: mean(&|r| r.makespan as f64),
-                        space_tasks: results[0].space_tasks,
-                        space_stolen: (mean(&|r| r.space_stolen as f64)).round() as u64,
-                        mpki: [0, 1, 2].map(|l| mean(&|r| r.mpki()[l])),
-                        stall: mean(&|r| 1.0 - r.work_cycles as f64 / p.ipc / (r.task_cycles() as f64).max(1.0)),
-                    });
-                };
                 let mut plans: Option<SpaceManager> = None;
                 for m in &managers {
-                    bar.set_message(format!("{w} on {} at {t}: {m}", p.name));
+                    bar.set_message(format!("{w} on {} at {t}: planning {m}", p.name));
                     let seeds: Vec<u64> = if m == "random" { (0..3).map(|k| a.seed + k).collect() } else { vec![a.seed] };
                     let mgr = manager(m, &g, p, t).map_err(Failure::Fatal)?;
-                    let mut results = Vec::new();
-                    for s in seeds {
-                        let loc = Locality { manager: mgr.clone(), stealing: Stealing::Baseline, offline: 0, log_starts: false };
-                        results.push(run(&g, p, t, &policy, s, loc).map_err(|e| Failure::Fatal(format!("{w} on {}: {e}", p.name)))?);
-                        bar.inc(1);
+                    for (i, &s) in seeds.iter().enumerate() {
+                        let locality = Locality { manager: mgr.clone(), stealing: Stealing::Baseline, offline: 0, log_starts: false };
+                        let row = (i == 0).then_some(seeds.len());
+                        jobs.push(Job { preset: p, threads: t, manager: m.clone(), stealing: Stealing::Baseline, offline: 0, seed: s, locality, row });
                     }
-                    push(m, Stealing::Baseline, 0, &results);
                     if m == "reference" {
                         plans = Some(mgr);
                     }
@@ -215,14 +210,37 @@ pub fn main(a: &SimArgs) -> Result<bool, Failure> {
                 };
                 for &k in &offline {
                     for &s in &stealing {
-                        bar.set_message(format!("{w} on {} at {t}: {k} offline, {} stealing", p.name, s.name()));
-                        let loc = Locality { manager: mgr.clone(), stealing: s, offline: k, log_starts: false };
-                        let r = run(&g, p, t, &policy, a.seed, loc).map_err(|e| Failure::Fatal(format!("{w} on {}: {e}", p.name)))?;
-                        bar.inc(1);
-                        push(stealing_from, s, k, &[r]);
+                        let locality = Locality { manager: mgr.clone(), stealing: s, offline: k, log_starts: false };
+                        jobs.push(Job { preset: p, threads: t, manager: stealing_from.into(), stealing: s, offline: k, seed: a.seed, locality, row: Some(1) });
                     }
                 }
             }
+        }
+        bar.set_message(format!("{w}: {} simulations", jobs.len()));
+        let results = pool.install(|| {
+            super::parallel::map_ordered(&jobs, |j| j.threads, |j| run(&g, j.preset, j.threads, &policy, j.seed, j.locality.clone()), &|_| bar.inc(1))
+        });
+        let results = results.into_iter().collect::<Result<Vec<SimResult>, String>>().map_err(|e| Failure::Fatal(format!("{w}: {e}")))?;
+        for (i, j) in jobs.iter().enumerate() {
+            let Some(n) = j.row else { continue };
+            let results = &results[i..i + n];
+            let p = j.preset;
+            let k = results.len() as f64;
+            let mean = |f: &dyn Fn(&SimResult) -> f64| results.iter().map(f).sum::<f64>() / k;
+            rows.push(Row {
+                preset: p.name,
+                workload: w.clone(),
+                threads: j.threads,
+                manager: j.manager.clone(),
+                stealing: j.stealing,
+                offline: j.offline,
+                task_cycles: mean(&|r| r.task_cycles() as f64),
+                makespan: mean(&|r| r.makespan as f64),
+                space_tasks: results[0].space_tasks,
+                space_stolen: (mean(&|r| r.space_stolen as f64)).round() as u64,
+                mpki: [0, 1, 2].map(|l| mean(&|r| r.mpki()[l])),
+                stall: mean(&|r| 1.0 - r.work_cycles as f64 / p.ipc / (r.task_cycles() as f64).max(1.0)),
+            });
         }
     }
     bar.finish_and_clear();
