@@ -13,7 +13,7 @@
 //! 3.8x") is shown beside the measured one, and its band is the ordering
 //! unless the claim is the factor itself.
 
-use super::runs::{Run, Variant};
+use super::runs::{Run, Switch};
 use super::verdict::{Band, Lookup};
 
 /// The policies as the papers configure them. The software baseline of 000
@@ -154,15 +154,15 @@ fn adm_sections_6(c: &mut Vec<Claim>) {
     let cmp = "adm-cmp";
     // 6.2: an ideal network speeds Carbon up, not ADM.
     for (w, carbon_paper, carbon_band) in [("hashjoin", "1.25", Band::at_least(1.10)), ("cg", "1.55", Band::at_least(1.10))] {
-        let (runs, eval) = faster(Run::new(w, cmp, CARBON, 256).with(Variant::IdealNetwork), Run::new(w, cmp, CARBON, 256));
+        let (runs, eval) = faster(Run::new(w, cmp, CARBON, 256).switched(Switch::IdealNetwork), Run::new(w, cmp, CARBON, 256));
         c.push(Claim::new("000 §6.2", format!("{w}: Carbon gains from an ideal network at 256 threads"), "Carbon time / Carbon time, ideal network", carbon_paper, carbon_band, runs, eval));
-        let (runs, eval) = faster(Run::new(w, cmp, ADM, 256).with(Variant::IdealNetwork), Run::new(w, cmp, ADM, 256));
+        let (runs, eval) = faster(Run::new(w, cmp, ADM, 256).switched(Switch::IdealNetwork), Run::new(w, cmp, ADM, 256));
         c.push(Claim::new("000 §6.2", format!("{w}: ADM insensitive to the network at 256 threads"), "ADM time / ADM time, ideal network", "about 1", Band::at_most(1.05), runs, eval));
     }
     // 6.3: ULI.
-    let (runs, eval) = faster(Run::new("maxflow-async", cmp, ADM, 256), Run::new("maxflow-async", cmp, ADM, 256).with(Variant::Uli));
+    let (runs, eval) = faster(Run::new("maxflow-async", cmp, ADM, 256), Run::new("maxflow-async", cmp, ADM, 256).uli());
     c.push(Claim::new("000 §6.3", "maxflow-async: ULI slower than ADM at 256 threads".into(), "ULI time / ADM time", "1.18", Band::at_least(1.05), runs, eval));
-    let (a, u) = (Run::new("hashjoin", cmp, ADM, 256), Run::new("hashjoin", cmp, ADM, 256).with(Variant::Uli));
+    let (a, u) = (Run::new("hashjoin", cmp, ADM, 256), Run::new("hashjoin", cmp, ADM, 256).uli());
     let runs = vec![a.clone(), u.clone()];
     let eval: Eval = Box::new(move |l| {
         let (x, y) = (l.handler_cycles(&a)?, l.handler_cycles(&u)?);

@@ -23,7 +23,7 @@ mod verdict;
 use crate::cli::SimArgs;
 use crate::Failure;
 use list::{Claim, IDEAL};
-use runs::{Results, Run};
+use runs::{Results, Run, Switch};
 use std::collections::{BTreeMap, BTreeSet};
 use std::time::Instant;
 use verdict::{Lookup, Status};
@@ -36,6 +36,16 @@ pub struct Row<'a> {
     pub detail: String,
     /// Ideal's speedup and the claim's policies' at the bound's thread count.
     pub bound: String,
+    /// For a claim that does not hold: its quantity with one model feature
+    /// switched off at a time.
+    pub isolation: String,
+}
+
+/// The runs of one sweep phase and what they gave.
+struct Swept {
+    results: Results,
+    traces: Vec<String>,
+    events: u64,
 }
 
 pub fn main(a: &SimArgs) -> Result<bool, Failure> {
@@ -50,55 +60,37 @@ pub fn main(a: &SimArgs) -> Result<bool, Failure> {
             all.insert(Run::new(w, p, IDEAL, 1));
         }
     }
-    let mut by_workload: BTreeMap<&'static str, Vec<Run>> = BTreeMap::new();
-    for r in all {
-        by_workload.entry(r.workload).or_default().push(r);
-    }
     let pool = super::parallel::pool(a.jobs).map_err(fatal)?;
-    let cores = pool.threads();
-    let total: usize = by_workload.values().map(Vec::len).sum();
-    eprintln!("{} claims, {total} simulations of {} workloads at size {} on {cores} workers", claims.len(), by_workload.len(), size.name());
+    eprintln!("{} claims, {} simulations at size {} on {} workers", claims.len(), all.len(), size.name(), pool.threads());
     let (t0, cpu0) = (Instant::now(), super::parallel::cpu_seconds());
-    let mut results: Results = BTreeMap::new();
-    let mut traces = Vec::new();
-    let mut events = 0u64;
-    let bar = super::progress(total as u64, "claims");
-    let work: Vec<(&'static str, Vec<Run>)> = by_workload.into_iter().collect();
-    // Record the next workload (on a thread of its own: a recording runs
-    // outside any pool) while this one's runs are simulated on the pool, so
-    // that at most two traces are held at once and recording does not idle
-    // the pool.
-    let swept = std::thread::scope(|s| -> Result<(), String> {
-        let record = |w: &'static str| s.spawn(move || trace(w, size, a.seed));
-        let mut next = work.first().map(|(w, _)| record(w));
-        for (i, (w, rs)) in work.iter().enumerate() {
-            let recorded = next.take().expect("the next trace is being recorded").join();
-            let (g, line) = recorded.map_err(|_| format!("recording {w} panicked"))??;
-            next = work.get(i + 1).map(|(w2, _)| record(w2));
-            bar.println(&line);
-            traces.push(line);
-            bar.set_message(w.to_string());
-            let out = pool.install(|| runs::sweep(&g, rs, a.seed, &|_| bar.inc(1)));
-            for (r, res) in rs.iter().zip(out) {
-                if let Ok(x) = &res {
-                    events += x.events;
-                }
-                results.insert(r.clone(), res);
-            }
+    let mut swept = sweep_phase(&pool, all, size, a.seed, "claims").map_err(fatal)?;
+    let mut rows = evaluate(&claims, &swept.results);
+    // Why a claim fails: its runs again with one model feature switched off
+    // at a time (the traces are recorded again, or read from the cache).
+    let mut isolating: BTreeSet<Run> = BTreeSet::new();
+    for r in rows.iter().filter(|r| r.status == Status::DoesNotHold) {
+        for &sw in &Switch::ISOLATING {
+            let l = Lookup { results: &swept.results, switch: sw };
+            isolating.extend(r.claim.runs.iter().map(|x| l.resolve(x)).filter(|x| !swept.results.contains_key(x)));
         }
-        Ok(())
-    });
-    swept.map_err(fatal)?;
-    bar.finish_and_clear();
+    }
+    if !isolating.is_empty() {
+        eprintln!("{} simulations isolating why claims do not hold", isolating.len());
+        let more = sweep_phase(&pool, isolating, size, a.seed, "isolating").map_err(fatal)?;
+        swept.results.extend(more.results);
+        swept.events += more.events;
+        for r in rows.iter_mut().filter(|r| r.status == Status::DoesNotHold) {
+            r.isolation = isolate(r.claim, &swept.results);
+        }
+    }
     let wall = t0.elapsed().as_secs_f64();
     let cpu = match (cpu0, super::parallel::cpu_seconds()) {
         (Some(a), Some(b)) => Some(b - a),
         _ => None,
     };
-    let rows = evaluate(&claims, &results);
-    let md = output::markdown(&rows, &traces);
+    let md = output::markdown(&rows, &swept.traces);
     println!("{md}");
-    let mut cost = format!("{total} simulations, {:.1} M events in {wall:.1} s wall", events as f64 / 1e6);
+    let mut cost = format!("{} simulations, {:.1} M events in {wall:.1} s wall", swept.results.len(), swept.events as f64 / 1e6);
     if let Some(c) = cpu {
         cost.push_str(&format!(", {c:.1} s CPU ({:.2} CPU/wall)", c / wall.max(1e-9)));
     }
@@ -116,6 +108,59 @@ pub fn main(a: &SimArgs) -> Result<bool, Failure> {
     Ok(errors == 0)
 }
 
+/// Simulate `runs`, grouped by workload: each workload's trace is loaded
+/// once, on a thread of its own (a recording runs outside any pool) while
+/// the previous workload's runs are simulated on the pool, so that at most
+/// two traces are held at once and recording does not idle the pool.
+fn sweep_phase(pool: &finegrain::Pool, runs: BTreeSet<Run>, size: finegrain_workloads::Size, seed: u64, what: &str) -> Result<Swept, String> {
+    let mut by_workload: BTreeMap<&'static str, Vec<Run>> = BTreeMap::new();
+    let total = runs.len();
+    for r in runs {
+        by_workload.entry(r.workload).or_default().push(r);
+    }
+    let work: Vec<(&'static str, Vec<Run>)> = by_workload.into_iter().collect();
+    let bar = super::progress(total as u64, what);
+    let mut out = Swept { results: BTreeMap::new(), traces: Vec::new(), events: 0 };
+    std::thread::scope(|s| -> Result<(), String> {
+        let record = |w: &'static str| s.spawn(move || trace(w, size, seed));
+        let mut next = work.first().map(|(w, _)| record(w));
+        for (i, (w, rs)) in work.iter().enumerate() {
+            let recorded = next.take().expect("the next trace is being recorded").join();
+            let (g, line) = recorded.map_err(|_| format!("recording {w} panicked"))??;
+            next = work.get(i + 1).map(|(w2, _)| record(w2));
+            bar.println(&line);
+            out.traces.push(line);
+            bar.set_message(w.to_string());
+            let got = pool.install(|| runs::sweep(&g, rs, seed, &|_| bar.inc(1)));
+            for (r, res) in rs.iter().zip(got) {
+                if let Ok(x) = &res {
+                    out.events += x.events;
+                }
+                out.results.insert(r.clone(), res);
+            }
+        }
+        Ok(())
+    })?;
+    bar.finish_and_clear();
+    Ok(out)
+}
+
+/// The claim's quantity with each isolating switch: "ideal network 1.02,
+/// perfect memory 1.31".
+fn isolate(c: &Claim, results: &Results) -> String {
+    let parts: Vec<String> = Switch::ISOLATING
+        .iter()
+        .map(|&sw| {
+            let l = Lookup { results, switch: sw };
+            match (c.eval)(&l) {
+                Ok((v, _)) => format!("{} {v:.2}", sw.name()),
+                Err(e) => format!("{}: {e}", sw.name()),
+            }
+        })
+        .collect();
+    parts.join("; ")
+}
+
 /// A workload's trace at `size` and the line that describes it.
 fn trace(workload: &str, size: finegrain_workloads::Size, seed: u64) -> Result<(finegrain::taskgraph::TaskGraph, String), String> {
     let (g, _) = super::source::record_workload(workload, size, seed)?;
@@ -124,20 +169,20 @@ fn trace(workload: &str, size: finegrain_workloads::Size, seed: u64) -> Result<(
 }
 
 fn evaluate<'a>(claims: &'a [Claim], results: &Results) -> Vec<Row<'a>> {
-    let l = Lookup { results };
+    let l = Lookup { results, switch: Switch::None };
     claims
         .iter()
         .map(|c| {
             if let Some(why) = c.not_modelled {
-                return Row { claim: c, status: Status::NotModelled(why), value: None, detail: why.to_string(), bound: String::new() };
+                return Row { claim: c, status: Status::NotModelled(why), value: None, detail: why.to_string(), bound: String::new(), isolation: String::new() };
             }
             let bound = c.bound.map(|b| bound_text(&l, c, b)).unwrap_or_default();
             match (c.eval)(&l) {
                 Ok((v, detail)) => {
                     let status = if c.band.holds(v) { Status::Holds } else { Status::DoesNotHold };
-                    Row { claim: c, status, value: Some(v), detail, bound }
+                    Row { claim: c, status, value: Some(v), detail, bound, isolation: String::new() }
                 }
-                Err(e) => Row { claim: c, status: Status::Error(e.clone()), value: None, detail: e, bound },
+                Err(e) => Row { claim: c, status: Status::Error(e.clone()), value: None, detail: e, bound, isolation: String::new() },
             }
         })
         .collect()
@@ -151,7 +196,7 @@ fn bound_text(l: &Lookup, c: &Claim, (w, p, t): (&'static str, &'static str, usi
         parts.push(format!("ideal {:.0}x", one / x));
     }
     let mut seen = BTreeSet::new();
-    for r in c.runs.iter().filter(|r| r.workload == w && r.preset == p && r.threads == t && r.variant == runs::Variant::Paper) {
+    for r in c.runs.iter().filter(|r| r.workload == w && r.preset == p && r.threads == t && r.variant == runs::Variant::Paper && r.switch == Switch::None) {
         if seen.insert(r.policy.clone()) {
             if let Ok(x) = l.time(r) {
                 parts.push(format!("{} {:.0}x", r.policy, one / x));

@@ -13,24 +13,35 @@ use finegrain_sim::engine::{simulate, Delivery, SimConfig, SimPolicy, SimResult}
 use finegrain_sim::machine::preset;
 use std::collections::BTreeMap;
 
-/// A change to the modelled machine or protocol for one experiment.
+/// How ADM's messages are delivered in one experiment.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Variant {
-    /// The preset as the paper describes it, ADM messages by interrupt.
+    /// As the paper describes ADM: messages by interrupt.
     Paper,
-    /// ADM's messages as ULI: interrupts whose payload goes through the
-    /// caches (ASPLOS 2010, section 6.3).
+    /// ULI: interrupts whose payload goes through the caches (ASPLOS 2010,
+    /// section 6.3).
     Uli,
-    /// A network with no latency and no contention (ASPLOS 2010, section 6.2).
-    IdealNetwork,
 }
 
-impl Variant {
+/// One feature of the machine model switched off, for an experiment that
+/// needs it (ASPLOS 2010, section 6.2's ideal network) or to isolate why a
+/// claim does not hold.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Switch {
+    None,
+    /// Messages and coherence traffic cross the network in zero cycles.
+    IdealNetwork,
+    /// Every memory access costs an L1 hit: no misses, no coherence.
+    PerfectMemory,
+}
+
+impl Switch {
+    pub const ISOLATING: [Switch; 2] = [Switch::IdealNetwork, Switch::PerfectMemory];
     pub fn name(self) -> &'static str {
         match self {
-            Variant::Paper => "paper",
-            Variant::Uli => "uli",
-            Variant::IdealNetwork => "ideal-network",
+            Switch::None => "none",
+            Switch::IdealNetwork => "ideal network",
+            Switch::PerfectMemory => "perfect memory",
         }
     }
 }
@@ -43,21 +54,28 @@ pub struct Run {
     pub policy: String,
     pub threads: usize,
     pub variant: Variant,
+    pub switch: Switch,
 }
 
 impl Run {
     pub fn new(workload: &'static str, preset: &'static str, policy: &str, threads: usize) -> Run {
-        Run { workload, preset, policy: policy.to_string(), threads, variant: Variant::Paper }
+        Run { workload, preset, policy: policy.to_string(), threads, variant: Variant::Paper, switch: Switch::None }
     }
 
-    pub fn with(mut self, v: Variant) -> Run {
-        self.variant = v;
+    pub fn uli(mut self) -> Run {
+        self.variant = Variant::Uli;
+        self
+    }
+
+    pub fn switched(mut self, s: Switch) -> Run {
+        self.switch = s;
         self
     }
 
     pub fn label(&self) -> String {
-        let v = if self.variant == Variant::Paper { String::new() } else { format!(", {}", self.variant.name()) };
-        format!("{} on {} under {} at {} threads{v}", self.workload, self.preset, self.policy, self.threads)
+        let v = if self.variant == Variant::Uli { ", ULI" } else { "" };
+        let s = if self.switch == Switch::None { String::new() } else { format!(", {}", self.switch.name()) };
+        format!("{} on {} under {} at {} threads{v}{s}", self.workload, self.preset, self.policy, self.threads)
     }
 
     /// The simulation's set-up, or why it cannot be simulated.
@@ -71,10 +89,11 @@ impl Run {
         cfg.seed = seed;
         cfg.delivery = match self.variant {
             Variant::Uli => Delivery::Uli,
-            Variant::Paper | Variant::IdealNetwork => Delivery::Interrupt,
+            Variant::Paper => Delivery::Interrupt,
         };
-        if self.variant == Variant::IdealNetwork {
-            return Err("the ideal network is not modelled yet".into());
+        match self.switch {
+            Switch::None => {}
+            Switch::IdealNetwork | Switch::PerfectMemory => return Err(format!("{} is not modelled yet", self.switch.name())),
         }
         Ok(cfg)
     }

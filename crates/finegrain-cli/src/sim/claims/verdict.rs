@@ -1,7 +1,7 @@
 //! Reading a sweep's results for a claim, and judging the value against
 //! its band.
 
-use super::runs::{Results, Run};
+use super::runs::{Results, Run, Switch};
 use finegrain_sim::engine::{Bucket, Op, SimResult};
 
 /// The interval in which a simulated value agrees with the paper.
@@ -52,13 +52,25 @@ impl Status {
     }
 }
 
-/// The results of a sweep, by run.
+/// The results of a sweep, by run; with a switch, every run a claim names
+/// without one is read with it instead (the isolating experiments).
 pub struct Lookup<'a> {
     pub results: &'a Results,
+    pub switch: Switch,
 }
 
 impl Lookup<'_> {
+    /// The run actually read for `r`.
+    pub fn resolve(&self, r: &Run) -> Run {
+        if r.switch == Switch::None {
+            r.clone().switched(self.switch)
+        } else {
+            r.clone()
+        }
+    }
+
     pub fn result(&self, r: &Run) -> Result<&SimResult, String> {
+        let r = &self.resolve(r);
         match self.results.get(r) {
             Some(Ok(x)) => Ok(x),
             Some(Err(e)) => Err(format!("{}: {e}", r.label())),
