@@ -37,8 +37,7 @@ fn main() {
         graphs.push((format!("{s} tsc"), as_tsc(&g)));
         graphs.push((s.to_string(), g));
     }
-    let runs: [(&str, &[usize]); 4] =
-        [("adm-cmp", &[1, 16, 64, 256]), ("carbon-ring", &[64]), ("hb-128", &[128]), ("pdf-cmp", &[32])];
+    let runs: [(&str, &[usize]); 4] = [("adm-cmp", &[1, 16, 64, 256]), ("carbon-ring", &[64]), ("hb-128", &[128]), ("pdf-cmp", &[32])];
     for (name, g) in &graphs {
         if only.as_deref().is_some_and(|o| !name.contains(o)) {
             continue;
@@ -46,11 +45,8 @@ fn main() {
         for (pre, threads) in runs {
             for &n in threads {
                 for p in POLICIES {
-                    let deliveries: &[Delivery] = if p.starts_with("adm") {
-                        &[Delivery::Interrupt, Delivery::Poll, Delivery::Uli]
-                    } else {
-                        &[Delivery::Interrupt]
-                    };
+                    let deliveries: &[Delivery] =
+                        if p.starts_with("adm") { &[Delivery::Interrupt, Delivery::Poll, Delivery::Uli] } else { &[Delivery::Interrupt] };
                     for &d in deliveries {
                         let mut cfg = SimConfig::new(preset(pre).unwrap(), n, SimPolicy::parse(p).unwrap());
                         cfg.delivery = d;

@@ -158,9 +158,11 @@ fn a_manager_tree_serves_every_partition() {
     // for it still in flight, so half the chip idled).
     let g = crate::trace::synth::generate("tree:depth=12,leaf=2000,inline=1", 42).unwrap();
     let cfg = SimConfig::new(preset("adm-cmp").unwrap(), 32, SimPolicy::parse("adm-hier").unwrap());
-    let mut sim = super::run::Sim::new(&g, &cfg).unwrap();
+    let super::SimPolicy::Runtime(p) = cfg.policy.clone() else { unreachable!() };
+    let finegrain::policy::PolicyKind::Adm(a) = p.kind else { unreachable!() };
+    let mut sim = super::run::Sim::new(&g, &cfg, Some(p), |_| super::mech::adm::AdmMech::new(32, a)).unwrap();
     sim.run().unwrap();
-    for (i, w) in sim.w.iter().enumerate() {
+    for (i, w) in sim.cx.w.iter().enumerate() {
         assert!(w.buckets[super::Bucket::Task as usize] > 0, "worker {i} ran nothing");
     }
 }
