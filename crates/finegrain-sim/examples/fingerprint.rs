@@ -11,8 +11,8 @@ use finegrain::taskgraph::{Clock, TaskGraph};
 use finegrain_sim::engine::{simulate, Delivery, SimConfig, SimPolicy};
 use finegrain_sim::machine::preset;
 
-const POLICIES: [&str; 10] =
-    ["ws", "ws:victim=nearest", "adm-central", "adm-hier:radix=4", "adm-hier", "carbon", "sw-hier", "pdf", "static", "ws:order=fifo"];
+const POLICIES: [&str; 11] =
+    ["ws", "ws:victim=nearest", "adm-central", "adm-hier:radix=4", "adm-hier", "carbon", "sw-hier", "pdf", "static", "ws:order=fifo", "ideal"];
 
 /// The same graph with its clock said to be the recording core's TSC, so the
 /// recorded-cycles path of the engine is covered too.

@@ -20,11 +20,18 @@ pub enum SimPolicy {
     /// round-robin, everything else stays where it was made, and nobody
     /// steals.
     Static,
+    /// A task queue with zero cost and perfect knowledge, the upper bound
+    /// (Kumar, Hughes, Nguyen, ISCA 2007, section 6.1; `mech/ideal.rs`,
+    /// decisions in `finegrain::policy::ideal`). Simulator only.
+    Ideal,
 }
 
 impl SimPolicy {
-    /// A runtime policy spec, or `static`.
+    /// A runtime policy spec, `static`, or `ideal`.
     pub fn parse(spec: &str) -> Result<SimPolicy, SimError> {
+        if spec.trim() == "ideal" {
+            return Ok(SimPolicy::Ideal);
+        }
         let p = Policy::parse(spec).map_err(|e| SimError::Policy(e.to_string()))?;
         if p.kind == finegrain::policy::PolicyKind::Fixed {
             // The runtime's `static` (`policy::fixed`); its one option, the
@@ -45,6 +52,7 @@ impl SimPolicy {
         match self {
             SimPolicy::Runtime(p) => p.canonical(),
             SimPolicy::Static => "static".into(),
+            SimPolicy::Ideal => "ideal".into(),
         }
     }
 }

@@ -13,13 +13,13 @@
 
 use super::config::SimConfig;
 use super::costs;
-use super::item::Frame;
+use super::item::{Block, Frame};
 use super::result::{Bucket, Op, OpCost, BUCKETS, OPS};
 use crate::machine::Machine;
 use finegrain::policy::pdf::SerialPath;
 use finegrain::policy::{Idle, IdleAction, Policy};
 use finegrain::rng::XorShift;
-use finegrain::taskgraph::TaskGraph;
+use finegrain::taskgraph::{Step, TaskGraph};
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, VecDeque};
 
@@ -67,6 +67,11 @@ pub(crate) struct Ctx<'g> {
     pub policy: Option<Policy>,
     pub cfg: SimConfig,
     pub w: Vec<Worker>,
+    /// Workers asleep now.
+    pub sleeping: usize,
+    /// Per latch, its tasks not yet ended; per loop, its leaves not yet ended.
+    pub latch_left: Vec<u32>,
+    pub loop_left: Vec<u32>,
     heap: BinaryHeap<Reverse<(u64, u64, Ev)>>,
     seq: u64,
     pub now: u64,
@@ -113,6 +118,9 @@ impl<'g> Ctx<'g> {
             policy,
             cfg: cfg.clone(),
             w,
+            sleeping: 0,
+            latch_left: g.latch_counts(),
+            loop_left: g.loops.iter().map(|l| l.leaves).collect(),
             heap: BinaryHeap::new(),
             seq: 0,
             now: 0,
@@ -160,13 +168,16 @@ impl<'g> Ctx<'g> {
         let slept = at.saturating_sub(wk.slept_at);
         wk.buckets[wk.sleep_bucket as usize] += slept;
         wk.asleep = false;
+        self.sleeping -= 1;
         self.schedule_turn(w, at.max(self.w[w].slept_at));
     }
 
     /// Put `w` to sleep from `at`, its sleep counted in `bucket`.
     pub(crate) fn sleep(&mut self, w: usize, at: u64, bucket: Bucket) {
         let wk = &mut self.w[w];
+        debug_assert!(!wk.asleep, "worker {w} sleeps already");
         wk.asleep = true;
+        self.sleeping += 1;
         wk.slept_at = at;
         wk.sleep_bucket = bucket;
     }
@@ -199,6 +210,20 @@ impl<'g> Ctx<'g> {
         }
     }
 
+    /// Whether `w`'s next turn will look for work: its stack is empty, or its
+    /// top frame waits (or is about to wait) for a latch or loop not yet done.
+    pub(crate) fn goes_idle(&self, w: usize) -> bool {
+        match self.w[w].stack.last() {
+            None => true,
+            Some(Frame::Piece { .. }) => false,
+            Some(&Frame::Task { step, end, block, .. }) => match block {
+                Block::Latch(l) => self.latch_left[l as usize] > 0,
+                Block::Loop(lp) => self.loop_left[lp as usize] > 0,
+                Block::None => step < end && matches!(self.g.steps[step as usize], Step::Wait { latch } if self.latch_left[latch as usize] > 0),
+            },
+        }
+    }
+
     /// The loop piece nearest the top of `w`'s stack, if it has two leaves
     /// or more left (the leaf running above it is already taken).
     pub(crate) fn splittable_piece(&self, w: usize) -> Option<usize> {
@@ -217,14 +242,16 @@ impl Parked {
         self.0.push_back(w as u32);
     }
 
-    /// Wake the first still-sleeping parked worker at `at` plus the preset's
-    /// `wake_cycles` (the futex round trip of a parked thread).
-    pub(crate) fn wake_one(&mut self, cx: &mut Ctx<'_>, at: u64) {
+    /// Wake the first still-sleeping parked worker `latency` cycles after
+    /// `at`; false if none sleeps.
+    pub(crate) fn wake_one(&mut self, cx: &mut Ctx<'_>, at: u64, latency: u64) -> bool {
         while let Some(p) = self.0.pop_front() {
             // Skip workers woken meanwhile by something else.
             if cx.w[p as usize].asleep {
-                return cx.wake(p as usize, at + cx.cfg.preset.wake_cycles);
+                cx.wake(p as usize, at + latency);
+                return true;
             }
         }
+        false
     }
 }

@@ -60,6 +60,13 @@ pub(crate) trait SimMechanism {
     /// A message (queued by the mechanism with `Ctx::schedule_msg`) arrives.
     fn deliver(&mut self, _cx: &mut Ctx<'_>, _slot: u32, _at: u64) {}
 
+    /// Cycles from the end of the last task of a join or loop on `from` to its
+    /// waiter `to` resuming: by default the latch word's trip across the
+    /// network.
+    fn latch_latency(&self, cx: &mut Ctx<'_>, from: usize, to: usize) -> u64 {
+        cx.m.msg_latency(from, to) as u64
+    }
+
     /// Begin loop `id` of `leaves` leaves on `w` at `t`: by default the whole
     /// range as one piece on its stack; returns the cycles `w` spends.
     fn start_loop(&mut self, cx: &mut Ctx<'_>, w: usize, id: u32, leaves: u32, path: SerialPath, t: u64) -> u64 {

@@ -14,6 +14,7 @@ use super::costs;
 use super::item::{Block, Frame, Item, Work, WorkPos};
 use super::mech::adm::AdmMech;
 use super::mech::fixed::FixedMech;
+use super::mech::ideal::IdealMech;
 use super::mech::unit::UnitMech;
 use super::mech::ws::WsMech;
 use super::mechanism::{Found, SimMechanism};
@@ -33,10 +34,8 @@ pub(crate) struct Sim<'g, M> {
     pub mech: M,
     /// Recorded task spaces: plans, queues and counts (`space.rs`).
     spaces: SpaceState,
-    latch_left: Vec<u32>,
     latch_waiter: Vec<u32>,
     latch_is_join: Vec<bool>,
-    loop_left: Vec<u32>,
     loop_waiter: Vec<u32>,
     preds_left: Vec<u32>,
     /// Dividing recorded cycles by the preset's IPC, as a multiplier.
@@ -58,6 +57,7 @@ pub fn simulate(g: &TaskGraph, cfg: &SimConfig) -> Result<SimResult, SimError> {
     let spm = cfg.preset.spm.is_some();
     match &cfg.policy {
         SimPolicy::Static => run_with(g, cfg, None, |_| FixedMech::new(n)),
+        SimPolicy::Ideal => run_with(g, cfg, None, |_| IdealMech::new(n)),
         SimPolicy::Runtime(p) => match p.kind {
             PolicyKind::Ws(ws) => run_with(g, cfg, Some(p.clone()), |m| WsMech::new(n, ws, m, spm)),
             PolicyKind::Adm(a) => run_with(g, cfg, Some(p.clone()), |_| AdmMech::new(n, a)),
@@ -104,10 +104,8 @@ impl<'g, M: SimMechanism> Sim<'g, M> {
             cx: Ctx::new(g, cfg, m, policy),
             mech,
             spaces,
-            latch_left: g.latch_counts(),
             latch_waiter: vec![NONE; g.latches as usize],
             latch_is_join,
-            loop_left: g.loops.iter().map(|l| l.leaves).collect(),
             loop_waiter: vec![NONE; g.loops.len()],
             preds_left: g.tasks.iter().map(|t| t.preds).collect(),
             // Recorded cycles are the recording core's, scaled to the preset's
@@ -147,7 +145,7 @@ impl<'g, M: SimMechanism> Sim<'g, M> {
                 return Ok(());
             }
         }
-        let left: u32 = self.latch_left.iter().sum();
+        let left: u32 = self.cx.latch_left.iter().sum();
         Err(SimError::Deadlock(format!(
             "no event left at cycle {} with the root unfinished ({} tasks run, {} latched tasks outstanding): a cycle among graph edges?",
             self.cx.now, self.cx.tasks_run, left
@@ -247,7 +245,7 @@ impl<'g, M: SimMechanism> Sim<'g, M> {
         match block {
             Block::None => {}
             Block::Latch(l) => {
-                if self.latch_left[l as usize] > 0 {
+                if self.cx.latch_left[l as usize] > 0 {
                     self.latch_waiter[l as usize] = w as u32;
                     return self.look_for_work(w, t);
                 }
@@ -258,7 +256,7 @@ impl<'g, M: SimMechanism> Sim<'g, M> {
                 }
             }
             Block::Loop(lp) => {
-                if self.loop_left[lp as usize] > 0 {
+                if self.cx.loop_left[lp as usize] > 0 {
                     self.loop_waiter[lp as usize] = w as u32;
                     return self.look_for_work(w, t);
                 }
@@ -392,8 +390,8 @@ impl<'g, M: SimMechanism> Sim<'g, M> {
         if info.kind == TaskKind::LoopLeaf {
             if let Some(Frame::Piece { lp, .. }) = self.cx.w[w].stack.last() {
                 let lp = *lp as usize;
-                self.loop_left[lp] -= 1;
-                if self.loop_left[lp] == 0 {
+                self.cx.loop_left[lp] -= 1;
+                if self.cx.loop_left[lp] == 0 {
                     let waiter = self.loop_waiter[lp];
                     self.release_waiter(w, waiter, t);
                 }
@@ -401,8 +399,8 @@ impl<'g, M: SimMechanism> Sim<'g, M> {
         }
         if let Some(l) = info.latch {
             let l = l as usize;
-            self.latch_left[l] -= 1;
-            if self.latch_left[l] == 0 {
+            self.cx.latch_left[l] -= 1;
+            if self.cx.latch_left[l] == 0 {
                 // The latch word: written by the last finisher, read by the waiter.
                 self.cx.sched_access(w, latch_line(l), true, t);
                 let waiter = self.latch_waiter[l];
@@ -429,7 +427,7 @@ impl<'g, M: SimMechanism> Sim<'g, M> {
         if waiter == NONE || waiter as usize == from {
             return;
         }
-        let lat = self.cx.m.msg_latency(from, waiter as usize) as u64;
+        let lat = self.mech.latch_latency(&mut self.cx, from, waiter as usize);
         self.cx.wake(waiter as usize, t + lat);
     }
 

@@ -112,7 +112,7 @@ impl UnitMech {
             s.global.insert(k, it);
             s.total += 1;
         }
-        self.parked.wake_one(cx, t + c);
+        self.parked.wake_one(cx, t + c, cx.cfg.preset.wake_cycles);
         c
     }
 
@@ -156,14 +156,14 @@ impl UnitMech {
         if !cx.cfg.preset.task_unit_hw {
             // The runtime's emulation: the worker takes the unit's lock.
             cost += self.locked_op(cx, w, t);
-            self.parked.wake_one(cx, t + cost);
+            self.parked.wake_one(cx, t + cost, cx.cfg.preset.wake_cycles);
             return cost;
         }
         // Posted: the core does not wait, but the request takes a slot.
         let one = cx.m.center_latency(w) as u64;
         self.server.serve(t + one, costs::CARBON_GTU_SERVICE);
         cx.messages += 1;
-        self.parked.wake_one(cx, t + one);
+        self.parked.wake_one(cx, t + one, cx.cfg.preset.wake_cycles);
         cost
     }
 

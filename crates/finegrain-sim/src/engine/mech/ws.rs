@@ -129,7 +129,7 @@ impl SimMechanism for WsMech {
         c += cx.sched_access(w, descriptor_line(&item), true, t);
         c += self.deque_access(cx, w, w, slot_line(w, slot), true, t);
         c += self.deque_access(cx, w, w, deque_line(w, BOTTOM), true, t);
-        self.parked.wake_one(cx, t);
+        self.parked.wake_one(cx, t, cx.cfg.preset.wake_cycles);
         c
     }
 
