@@ -49,11 +49,11 @@ fn main() {
         let cfg = SimConfig::new(preset("adm-cmp").unwrap(), 256, SimPolicy::parse(p).unwrap());
         let r = simulate(&g, &cfg).unwrap();
         println!(
-            "{p:>9} at 256 threads: {:.2} M events in {:.2} s = {:.1} M events/s; makespan {:.2} M cycles, speedup over the work {:.0}",
+            "{p:>9} at 256 threads: {:.2} M events in {:.2} s = {:.1} M events/s; makespan {} cycles, speedup over the work {:.0}",
             r.events as f64 / 1e6,
             r.wall_s,
             r.events_per_s() / 1e6,
-            r.makespan as f64 / 1e6,
+            r.makespan,
             r.work_cycles as f64 / r.makespan as f64
         );
     }

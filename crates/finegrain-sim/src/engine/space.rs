@@ -37,73 +37,20 @@
 //! threads never take from a space: their planned tasks stay queued until
 //! the others steal them all.
 
+use super::context::Ctx;
 use super::costs;
 use super::item::{Item, Work};
 use super::result::{Bucket, Op};
-use super::run::Sim;
 use crate::SimError;
 use finegrain::policy::locality::steal::{self, Stealing};
 use finegrain::policy::locality::{binning, chunked, flux, signature, Group, Plan, Space};
 use finegrain::policy::pdf::SerialPath;
 use finegrain::taskgraph::{SpaceHint, SpaceRecord, TaskGraph, TaskId};
-use std::collections::{HashMap, VecDeque};
+use std::collections::VecDeque;
 
 const NONE: u32 = u32::MAX;
 
-/// Which manager plans the recorded spaces.
-#[derive(Clone, Debug, PartialEq, Default)]
-pub enum SpaceManager {
-    /// The manager of each space's recorded hint (a space recorded with an
-    /// offline plan runs the baseline).
-    #[default]
-    Hint,
-    /// The thesis's baseline: one contiguous chunk per thread (§5.4.1).
-    Baseline,
-    /// A random partition in random order (§4.4.1), seeded by the run's seed.
-    Random,
-    /// A plan per space index (for the simulated thread count); spaces
-    /// without one use their hint's manager.
-    Plans(HashMap<usize, Plan>),
-}
-
-impl SpaceManager {
-    /// `hint`, `baseline` or `random`.
-    pub fn parse(s: &str) -> Result<SpaceManager, SimError> {
-        match s {
-            "hint" => Ok(SpaceManager::Hint),
-            "baseline" => Ok(SpaceManager::Baseline),
-            "random" => Ok(SpaceManager::Random),
-            _ => Err(SimError::Policy(format!("unknown task space manager {s:?} (hint, baseline, random)"))),
-        }
-    }
-
-    pub fn name(&self) -> &'static str {
-        match self {
-            SpaceManager::Hint => "hint",
-            SpaceManager::Baseline => "baseline",
-            SpaceManager::Random => "random",
-            SpaceManager::Plans(_) => "plans",
-        }
-    }
-}
-
-/// How recorded task spaces are planned and stolen from.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Locality {
-    pub manager: SpaceManager,
-    pub stealing: Stealing,
-    /// Threads (the last ones) that never take from a space.
-    pub offline: usize,
-    /// Keep, per thread, the space tasks it started, in order
-    /// ([`super::SimResult::space_starts`]).
-    pub log_starts: bool,
-}
-
-impl Default for Locality {
-    fn default() -> Locality {
-        Locality { manager: SpaceManager::Hint, stealing: Stealing::Baseline, offline: 0, log_starts: false }
-    }
-}
+pub use super::config::{Locality, SpaceManager};
 
 /// One space's plan as queues: per thread its tasks in planned order, with
 /// where each group starts (for the steal units).
@@ -253,20 +200,20 @@ impl SpaceState {
     }
 }
 
-impl Sim<'_> {
+impl SpaceState {
     /// A spawn step of `child`: if it belongs to a space, open the space
     /// (first time) and return the spawner's cost; `None` otherwise.
-    pub(crate) fn space_spawn(&mut self, child: TaskId, t: u64) -> Option<u64> {
-        let k = *self.spaces.space_of.get(child as usize)?;
+    pub(crate) fn space_spawn(&mut self, cx: &mut Ctx<'_>, child: TaskId, t: u64) -> Option<u64> {
+        let k = *self.space_of.get(child as usize)?;
         if k == NONE {
             return None;
         }
         let k = k as usize;
-        if !self.spaces.opened[k] {
-            self.spaces.opened[k] = true;
-            self.spaces.active.push(k);
-            for w in 0..self.spaces.online {
-                self.wake(w, t + self.cfg.preset.wake_cycles);
+        if !self.opened[k] {
+            self.opened[k] = true;
+            self.active.push(k);
+            for w in 0..self.online {
+                cx.wake(w, t + cx.cfg.preset.wake_cycles);
             }
         }
         Some(costs::LOCAL_PUSH)
@@ -275,75 +222,75 @@ impl Sim<'_> {
     /// Work from the open spaces for thread `w`: its own queue, then what it
     /// stole, then a steal. `Err(cycles)` when it found nothing there, after
     /// `cycles` of looking (charged here to `steal_fail`).
-    pub(crate) fn space_find(&mut self, w: usize, t: u64) -> Result<(Item, u64, Bucket), u64> {
-        if w >= self.spaces.online {
+    pub(crate) fn space_find(&mut self, cx: &mut Ctx<'_>, w: usize, t: u64) -> Result<(Item, u64, Bucket), u64> {
+        if w >= self.online {
             return Err(0);
         }
         // What it stole last, before its own queues: the runtime's driver
         // runs a stolen range through before it looks again.
-        if let Some((task, from)) = self.spaces.batch[w].pop_front() {
+        if let Some((task, from)) = self.batch[w].pop_front() {
             return Ok((self.space_item(w, task, from), 1, Bucket::Dequeue));
         }
-        if self.spaces.active.is_empty() {
+        if self.active.is_empty() {
             return Err(0);
         }
         // Own queues, oldest space first.
         let mut c = 0;
         let mut i = 0;
-        while i < self.spaces.active.len() {
-            let k = self.spaces.active[i];
+        while i < self.active.len() {
+            let k = self.active[i];
             let line = queue_line(k, w);
-            let q = &mut self.spaces.queues[k];
+            let q = &mut self.queues[k];
             if w < q.head.len() && q.head[w] < q.tail[w] {
                 let task = q.seq[w][q.head[w]];
                 q.head[w] += 1;
                 q.left -= 1;
-                c += costs::LOCAL_POP + self.sched_access(w, line, true, t + c);
-                self.op(Op::Dequeue, c);
+                c += costs::LOCAL_POP + cx.sched_access(w, line, true, t + c);
+                cx.op(Op::Dequeue, c);
                 return Ok((self.space_item(w, task, w as u32), c, Bucket::Dequeue));
             }
             if q.left == 0 {
-                self.spaces.active.remove(i);
+                self.active.remove(i);
             } else {
                 i += 1;
             }
         }
         // Steal: the first active space with tasks left.
-        let Some(&k) = self.spaces.active.first() else { return Err(c) };
-        let scheme = self.spaces.stealing;
-        let n = self.spaces.queues[k].head.len();
-        let first = if n > 1 { self.w[w].rng.below(n - 1) } else { 0 };
-        let order = steal::victims(scheme, w, n, first, self.spaces.hint[w], &self.spaces.tiles);
+        let Some(&k) = self.active.first() else { return Err(c) };
+        let scheme = self.stealing;
+        let n = self.queues[k].head.len();
+        let first = if n > 1 { cx.w[w].rng.below(n - 1) } else { 0 };
+        let order = steal::victims(scheme, w, n, first, self.hint[w], &self.tiles);
         for v in order {
-            c += self.sched_access(w, queue_line(k, v), false, t + c);
-            let take = self.spaces.queues[k].steal_amount(scheme, v);
+            c += cx.sched_access(w, queue_line(k, v), false, t + c);
+            let take = self.queues[k].steal_amount(scheme, v);
             if take == 0 {
                 continue;
             }
-            c += costs::WS_STEAL_ATTEMPT + self.sched_access(w, queue_line(k, v), true, t + c);
-            let q = &mut self.spaces.queues[k];
+            c += costs::WS_STEAL_ATTEMPT + cx.sched_access(w, queue_line(k, v), true, t + c);
+            let q = &mut self.queues[k];
             let to = q.tail[v];
             q.tail[v] -= take;
             q.left -= take;
             let from = q.tail[v];
             let got: Vec<TaskId> = q.seq[v][from..to].to_vec();
-            self.spaces.batch[w].extend(got.into_iter().map(|x| (x, v as u32)));
-            self.spaces.hint[w] = Some(v);
-            self.spaces.steals += 1;
-            self.spaces.stolen += take as u64;
-            self.op(Op::Steal, c);
-            let (task, from) = self.spaces.batch[w].pop_front().expect("a steal takes at least one task");
+            self.batch[w].extend(got.into_iter().map(|x| (x, v as u32)));
+            self.hint[w] = Some(v);
+            self.steals += 1;
+            self.stolen += take as u64;
+            cx.op(Op::Steal, c);
+            let (task, from) = self.batch[w].pop_front().expect("a steal takes at least one task");
             return Ok((self.space_item(w, task, from), c, Bucket::StealOk));
         }
-        self.op(Op::FailedRound, c);
-        self.charge(w, Bucket::StealFail, c);
+        cx.op(Op::FailedRound, c);
+        cx.charge(w, Bucket::StealFail, c);
         Err(c)
     }
 
     fn space_item(&mut self, w: usize, task: TaskId, from: u32) -> Item {
-        self.spaces.tasks += 1;
-        if self.spaces.log {
-            self.spaces.starts[w].push(task);
+        self.tasks += 1;
+        if self.log {
+            self.starts[w].push(task);
         }
         Item { work: Work::Task(task), path: SerialPath::default(), from }
     }

@@ -63,7 +63,7 @@ fn wavefront(w: u32, cycles: u64) -> TaskGraph {
     b.finish().unwrap()
 }
 
-const POLICIES: [&str; 8] = ["ws", "ws:victim=nearest", "adm-central", "adm-hier:radix=4", "carbon", "sw-hier", "pdf", "static"];
+const POLICIES: [&str; 9] = ["ws", "ws:victim=nearest", "adm-central", "adm-hier:radix=4", "carbon", "sw-hier", "pdf", "static", "ideal"];
 
 fn run(g: &TaskGraph, policy: &str, threads: usize, delivery: Delivery) -> super::SimResult {
     let mut cfg = SimConfig::new(preset("adm-cmp").unwrap(), threads, SimPolicy::parse(policy).unwrap());
@@ -158,9 +158,58 @@ fn a_manager_tree_serves_every_partition() {
     // for it still in flight, so half the chip idled).
     let g = crate::trace::synth::generate("tree:depth=12,leaf=2000,inline=1", 42).unwrap();
     let cfg = SimConfig::new(preset("adm-cmp").unwrap(), 32, SimPolicy::parse("adm-hier").unwrap());
-    let mut sim = super::run::Sim::new(&g, &cfg).unwrap();
+    let super::SimPolicy::Runtime(p) = cfg.policy.clone() else { unreachable!() };
+    let finegrain::policy::PolicyKind::Adm(a) = p.kind else { unreachable!() };
+    let mut sim = super::run::Sim::new(&g, &cfg, Some(p), |_| super::mech::adm::AdmMech::new(32, a)).unwrap();
     sim.run().unwrap();
-    for (i, w) in sim.w.iter().enumerate() {
+    for (i, w) in sim.cx.w.iter().enumerate() {
         assert!(w.buckets[super::Bucket::Task as usize] > 0, "worker {i} ran nothing");
     }
+}
+
+/// A chain of `n` joins: each task works, then spawns the next and waits for
+/// it, so at most one task can run at a time.
+fn chain(n: u32, cycles: u64) -> TaskGraph {
+    let mut b = Builder::new(meta());
+    let mut t: TaskId = 0;
+    for i in 0..n {
+        b.work(t, cycles, &[Lines { first: i as u64 * 4, count: 4, write: true }]);
+        if i + 1 < n {
+            let l = b.latch();
+            let child = b.task(TaskKind::Join, Some(l));
+            b.push(t, Step::Spawn { task: child });
+            b.push(t, Step::Wait { latch: l });
+            t = child;
+        }
+    }
+    b.finish().unwrap()
+}
+
+#[test]
+fn ideal_bounds_every_policy_on_a_wide_tree() {
+    let g = tree(10, 20_000);
+    let serial = run(&g, "ideal", 1, Delivery::Interrupt).makespan as f64;
+    let ideal = run(&g, "ideal", 16, Delivery::Interrupt).makespan;
+    eprintln!("ideal: speedup {:.2} at 16 threads", serial / ideal as f64);
+    assert!(serial / ideal as f64 >= 0.9 * 16.0, "ideal: speedup {:.2} at 16 threads", serial / ideal as f64);
+    for p in POLICIES {
+        let other = run(&g, p, 16, Delivery::Interrupt).makespan;
+        eprintln!("{p}: {other} vs ideal {ideal}");
+        assert!(ideal <= other, "{p} ({other} cycles) beats ideal ({ideal} cycles)");
+    }
+}
+
+#[test]
+fn ideal_on_a_chain_is_serial() {
+    // On a whole-chip preset (adm-cmp grows its tiles with the threads, so
+    // its memory differs between 1 and 16 threads).
+    let g = chain(200, 3000);
+    let on = |threads| {
+        let cfg = SimConfig::new(preset("carbon-ring").unwrap(), threads, SimPolicy::parse("ideal").unwrap());
+        simulate(&g, &cfg).unwrap()
+    };
+    let (serial, wide) = (on(1), on(16));
+    assert!(serial.makespan > serial.work_cycles);
+    assert_eq!(wide.makespan, serial.makespan, "a chain gains nothing from 16 workers, and loses nothing");
+    assert_eq!(wide.tasks_stolen, 0);
 }

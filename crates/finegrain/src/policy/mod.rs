@@ -21,6 +21,7 @@
 //! | how a phase ends and reduces | [`reduce`] |
 //! | `static`: loop pieces, who gets a spawn | [`fixed`] |
 //! | how a task space's tasks are grouped and ordered (locality managers) | [`locality`] |
+//! | `ideal` (simulator only): what an idle worker takes, when a loop splits | [`ideal`] |
 //!
 //! Adding a policy is one new file in this folder that defines a
 //! `Registration` and one line in `REGISTERED` (see `docs/policies.md`,
@@ -30,6 +31,7 @@
 pub mod adm;
 pub mod carbon;
 pub mod fixed;
+pub mod ideal;
 pub mod idle;
 pub mod locality;
 pub mod notify;

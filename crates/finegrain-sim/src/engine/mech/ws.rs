@@ -19,17 +19,18 @@
 //! [`finegrain::policy::Idle::next`]; loop splitting is
 //! [`finegrain::policy::split::ws`].
 
-use super::costs;
-use super::item::{Item, Work};
-use super::result::{Bucket, Op};
-use super::run::{Found, Mech, Sim};
+use crate::engine::context::{Ctx, Parked};
+use crate::engine::costs;
+use crate::engine::item::{Item, Work};
+use crate::engine::mechanism::{Found, SimMechanism};
+use crate::engine::result::{Bucket, Op};
 use crate::machine::Machine;
 use finegrain::policy::{split, Order, VictimOrder};
 use finegrain::topology::Topology;
 use std::collections::VecDeque;
 
 #[derive(Debug)]
-pub(crate) struct WsState {
+pub(crate) struct WsMech {
     pub params: finegrain::policy::Ws,
     pub deques: Vec<VecDeque<Item>>,
     /// Slots ever pushed per deque (the slot line a push writes).
@@ -41,7 +42,7 @@ pub(crate) struct WsState {
     /// Cycles spent in the current round so far.
     pub round_cycles: Vec<u64>,
     pub topo: Topology,
-    pub parked: VecDeque<u32>,
+    pub parked: Parked,
     pub spm: bool,
 }
 
@@ -69,9 +70,9 @@ pub(crate) fn topology_of(m: &mut Machine, n: usize) -> Topology {
     Topology::from_distances(dist)
 }
 
-impl WsState {
-    pub fn new(n: usize, params: finegrain::policy::Ws, m: &mut Machine, spm: bool) -> WsState {
-        WsState {
+impl WsMech {
+    pub fn new(n: usize, params: finegrain::policy::Ws, m: &mut Machine, spm: bool) -> WsMech {
+        WsMech {
             params,
             deques: vec![VecDeque::new(); n],
             pushed: vec![0; n],
@@ -79,7 +80,7 @@ impl WsState {
             rounds: vec![0; n],
             round_cycles: vec![0; n],
             topo: topology_of(m, n),
-            parked: VecDeque::new(),
+            parked: Parked::default(),
             spm,
         }
     }
@@ -106,122 +107,106 @@ fn descriptor_line(t: &Item) -> u64 {
     (1 << 41) + ((t.from as u64) << 8) + id % 64
 }
 
-impl Sim<'_> {
-    fn ws(&mut self) -> &mut WsState {
-        match self.mech {
-            Mech::Ws(ref mut s) => s,
-            _ => unreachable!("not a work-stealing simulation"),
-        }
-    }
-
+impl WsMech {
     /// A queue access: through the caches, or the owner's scratchpad.
-    fn deque_access(&mut self, w: usize, owner: usize, line: u64, write: bool, t: u64) -> u64 {
-        if self.ws().spm {
-            self.events += 1;
-            if let Some(l) = self.m.spm_latency(w, owner) {
+    fn deque_access(&self, cx: &mut Ctx<'_>, w: usize, owner: usize, line: u64, write: bool, t: u64) -> u64 {
+        if self.spm {
+            cx.events += 1;
+            if let Some(l) = cx.m.spm_latency(w, owner) {
                 return l as u64;
             }
         }
-        self.sched_access(w, line, write, t)
+        cx.sched_access(w, line, write, t)
     }
+}
 
-    pub(crate) fn ws_push(&mut self, w: usize, item: Item, t: u64) -> u64 {
-        let slot = {
-            let s = self.ws();
-            s.deques[w].push_back(item.clone());
-            s.pushed[w] += 1;
-            s.pushed[w]
-        };
+impl SimMechanism for WsMech {
+    fn push(&mut self, cx: &mut Ctx<'_>, w: usize, item: Item, t: u64) -> u64 {
+        self.deques[w].push_back(item.clone());
+        self.pushed[w] += 1;
+        let slot = self.pushed[w];
         let mut c = costs::WS_PUSH;
-        c += self.sched_access(w, descriptor_line(&item), true, t);
-        c += self.deque_access(w, w, slot_line(w, slot), true, t);
-        c += self.deque_access(w, w, deque_line(w, BOTTOM), true, t);
-        self.wake_one(t);
+        c += cx.sched_access(w, descriptor_line(&item), true, t);
+        c += self.deque_access(cx, w, w, slot_line(w, slot), true, t);
+        c += self.deque_access(cx, w, w, deque_line(w, BOTTOM), true, t);
+        self.parked.wake_one(cx, t, cx.cfg.preset.wake_cycles);
         c
     }
 
-    pub(crate) fn ws_wants_split(&mut self, w: usize) -> bool {
-        split::ws(self.ws().deques[w].is_empty())
+    fn wants_split(&mut self, _cx: &mut Ctx<'_>, w: usize) -> bool {
+        split::ws(self.deques[w].is_empty())
     }
 
-    pub(crate) fn ws_find(&mut self, w: usize, t: u64) -> Found {
+    fn on_sleep(&mut self, _cx: &mut Ctx<'_>, w: usize, _at: u64) {
+        self.parked.park(w);
+    }
+
+    fn find(&mut self, cx: &mut Ctx<'_>, w: usize, t: u64) -> Found {
         // Own deque first (policy::search: Own, then Peers).
-        let order = self.policy.as_ref().map(|p| p.order).unwrap_or(Order::Lifo);
-        let own = {
-            let s = self.ws();
-            match order {
-                Order::Lifo => s.deques[w].pop_back(),
-                Order::Fifo => s.deques[w].pop_front(),
-            }
+        let order = cx.policy.as_ref().map(|p| p.order).unwrap_or(Order::Lifo);
+        let own = match order {
+            Order::Lifo => self.deques[w].pop_back(),
+            Order::Fifo => self.deques[w].pop_front(),
         };
         if let Some(item) = own {
-            let slot = self.ws().pushed[w];
+            let slot = self.pushed[w];
             let mut c = costs::WS_POP;
-            c += self.deque_access(w, w, deque_line(w, BOTTOM), true, t);
-            c += self.deque_access(w, w, slot_line(w, slot), false, t);
-            self.op(Op::Dequeue, c);
+            c += self.deque_access(cx, w, w, deque_line(w, BOTTOM), true, t);
+            c += self.deque_access(cx, w, w, slot_line(w, slot), false, t);
+            cx.op(Op::Dequeue, c);
             return Found::Got(item, c, Bucket::Dequeue);
         }
-        if self.n == 1 {
-            return match self.backoff(w, false) {
+        if cx.n == 1 {
+            return match cx.backoff(w, false) {
                 Some(c) => Found::Retry(c, Bucket::StealFail),
                 None => Found::Sleep(0, Bucket::Starved),
             };
         }
         // One steal attempt per turn, victims in the policy's order.
-        if self.ws().victims[w].is_empty() {
-            let (kind, radix, n) = (self.ws().params.victim, self.ws().params.radix, self.n);
-            let round = self.ws().rounds[w];
-            let mut rng = std::mem::replace(&mut self.w[w].rng, finegrain::rng::XorShift::new(1));
-            let list: Vec<u32> = {
-                let s = self.ws();
-                let order = VictimOrder::new(kind, w, n, &s.topo, radix);
-                order.round(round, &mut rng).map(|v| v as u32).collect()
-            };
-            self.w[w].rng = rng;
-            let s = self.ws();
-            s.rounds[w] += 1;
-            s.victims[w] = list;
-            s.victims[w].reverse();
+        if self.victims[w].is_empty() {
+            let order = VictimOrder::new(self.params.victim, w, cx.n, &self.topo, self.params.radix);
+            let list: Vec<u32> = order.round(self.rounds[w], &mut cx.w[w].rng).map(|v| v as u32).collect();
+            self.rounds[w] += 1;
+            self.victims[w] = list;
+            self.victims[w].reverse();
         }
-        let v = self.ws().victims[w].pop().expect("a round has n - 1 victims") as usize;
+        let v = self.victims[w].pop().expect("a round has n - 1 victims") as usize;
         let mut c = costs::WS_STEAL_ATTEMPT;
-        c += self.deque_access(w, v, deque_line(v, TOP), false, t);
-        c += self.deque_access(w, v, deque_line(v, BOTTOM), false, t);
-        let len = self.ws().deques[v].len();
+        c += self.deque_access(cx, w, v, deque_line(v, TOP), false, t);
+        c += self.deque_access(cx, w, v, deque_line(v, BOTTOM), false, t);
+        let len = self.deques[v].len();
         if len > 0 {
-            c += self.deque_access(w, v, deque_line(v, TOP), true, t);
-            let k = self.ws().params.steal.count(len).min(len);
-            let mut got: Vec<Item> = self.ws().deques[v].drain(..k).collect();
+            c += self.deque_access(cx, w, v, deque_line(v, TOP), true, t);
+            let k = self.params.steal.count(len).min(len);
+            let mut got: Vec<Item> = self.deques[v].drain(..k).collect();
             for it in &got {
-                c += self.deque_access(w, v, slot_line(v, 0), false, t);
-                c += self.sched_access(w, descriptor_line(it), false, t);
+                c += self.deque_access(cx, w, v, slot_line(v, 0), false, t);
+                c += cx.sched_access(w, descriptor_line(it), false, t);
             }
             let first = got.remove(0);
             // The rest go to the thief's own deque, oldest first.
             for it in got {
-                let s = self.ws();
-                s.deques[w].push_back(it);
-                s.pushed[w] += 1;
+                self.deques[w].push_back(it);
+                self.pushed[w] += 1;
                 c += costs::WS_PUSH;
             }
             // The whole round (its earlier attempts are already in steal_ok).
-            let total = std::mem::take(&mut self.ws().round_cycles[w]) + c;
-            self.ws().victims[w].clear();
-            self.op(Op::Steal, total);
+            let total = std::mem::take(&mut self.round_cycles[w]) + c;
+            self.victims[w].clear();
+            cx.op(Op::Steal, total);
             return Found::Got(first, c, Bucket::StealOk);
         }
-        if !self.ws().victims[w].is_empty() {
+        if !self.victims[w].is_empty() {
             // Counted as a successful round's until the round ends empty.
-            self.ws().round_cycles[w] += c;
+            self.round_cycles[w] += c;
             return Found::Retry(c, Bucket::StealOk);
         }
         // A whole round found nothing: its earlier attempts move to steal_fail.
-        let earlier = std::mem::take(&mut self.ws().round_cycles[w]);
-        self.w[w].buckets[Bucket::StealOk as usize] -= earlier;
-        self.w[w].buckets[Bucket::StealFail as usize] += earlier;
-        self.op(Op::FailedRound, earlier + c);
-        match self.backoff(w, false) {
+        let earlier = std::mem::take(&mut self.round_cycles[w]);
+        cx.w[w].buckets[Bucket::StealOk as usize] -= earlier;
+        cx.w[w].buckets[Bucket::StealFail as usize] += earlier;
+        cx.op(Op::FailedRound, earlier + c);
+        match cx.backoff(w, false) {
             Some(wait) => Found::Retry(c + wait, Bucket::StealFail),
             None => Found::Sleep(c, Bucket::Starved),
         }

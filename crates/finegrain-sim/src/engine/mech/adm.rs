@@ -30,11 +30,12 @@
 //! than asked splits the piece first (`split::adm` with mail waiting), so a
 //! steal request is answered with half of the loop, as in the runtime.
 
-use super::costs;
-use super::item::{Frame, Item, Work};
-use super::result::{Bucket, Op};
-use super::run::{Found, Mech, Sim};
-use super::Delivery;
+use crate::engine::config::Delivery;
+use crate::engine::context::Ctx;
+use crate::engine::costs;
+use crate::engine::item::{Frame, Item, Work};
+use crate::engine::mechanism::{Found, SimMechanism};
+use crate::engine::result::{Bucket, Op};
 use finegrain::policy::adm::{
     hand_to_idle, handoff_candidates, next_report_threshold, route, Action, Handoff, ManagerNode, Route, Tree, RECEIVE_BUFFER,
 };
@@ -64,7 +65,7 @@ enum Msg {
 }
 
 #[derive(Debug)]
-pub(crate) struct AdmState {
+pub(crate) struct AdmMech {
     /// `handoff=`: to whom a slow path hands a task (`hand_to_idle`).
     handoff: Handoff,
     pub tree: Tree,
@@ -90,9 +91,9 @@ pub(crate) struct AdmState {
     handler_busy: Vec<u64>,
 }
 
-impl AdmState {
-    pub fn new(n: usize, a: Adm) -> AdmState {
-        AdmState {
+impl AdmMech {
+    pub fn new(n: usize, a: Adm) -> AdmMech {
+        AdmMech {
             handoff: a.handoff,
             tree: a.tree(n),
             queues: vec![VecDeque::new(); n],
@@ -114,33 +115,26 @@ fn mailbox_line(w: usize) -> u64 {
     (1 << 44) + w as u64
 }
 
-impl Sim<'_> {
-    fn adm(&mut self) -> &mut AdmState {
-        match self.mech {
-            Mech::Adm(ref mut s) => s,
-            _ => unreachable!("not an ADM simulation"),
-        }
-    }
-
+impl AdmMech {
     fn receiver(&mut self, m: &Msg) -> usize {
         match *m {
-            Msg::Manager { level, part, .. } => self.adm().tree.host(level, part),
+            Msg::Manager { level, part, .. } => self.tree.host(level, part),
             Msg::Worker { w, .. } => w,
         }
     }
 
     /// Send `m` from worker `from` at `t`; returns the sender's cycles.
-    fn send(&mut self, from: usize, m: Msg, t: u64) -> u64 {
+    fn send(&mut self, cx: &mut Ctx<'_>, from: usize, m: Msg, t: u64) -> u64 {
         let to = self.receiver(&m);
-        let mut lat = self.m.msg_latency(from, to) as u64;
+        let mut lat = cx.m.msg_latency(from, to) as u64;
         let mut c = costs::ADM_SEND;
-        if self.cfg.delivery == Delivery::Uli {
+        if cx.cfg.delivery == Delivery::Uli {
             // The payload goes through the receiver's mailbox line.
-            c += self.sched_access(from, mailbox_line(to), true, t);
+            c += cx.sched_access(from, mailbox_line(to), true, t);
             lat += c;
         }
-        self.messages += 1;
-        let s = self.adm();
+        cx.messages += 1;
+        let s = &mut *self;
         let slot = match s.free.pop() {
             Some(i) => {
                 s.msgs[i as usize] = Some(m);
@@ -151,104 +145,104 @@ impl Sim<'_> {
                 (s.msgs.len() - 1) as u32
             }
         };
-        self.schedule_msg(t + lat, slot);
+        cx.schedule_msg(t + lat, slot);
         c
     }
 
-    pub(crate) fn adm_deliver(&mut self, slot: u32, at: u64) {
+    fn adm_deliver(&mut self, cx: &mut Ctx<'_>, slot: u32, at: u64) {
         let to = {
-            let m = self.adm().msgs[slot as usize].clone().expect("a live message");
+            let m = self.msgs[slot as usize].clone().expect("a live message");
             self.receiver(&m)
         };
         // One core runs one handler at a time: a message arriving while the
         // receiver's previous handler runs waits for it (so a busy manager
         // queues its requests, as a central manager does at scale).
-        if self.cfg.delivery != Delivery::Poll {
-            let busy = self.adm().handler_busy[to];
+        if cx.cfg.delivery != Delivery::Poll {
+            let busy = self.handler_busy[to];
             if busy > at {
-                self.schedule_msg(busy, slot);
+                cx.schedule_msg(busy, slot);
                 return;
             }
         }
         let m = {
-            let s = self.adm();
+            let s = &mut *self;
             s.free.push(slot);
             s.msgs[slot as usize].take().expect("a live message")
         };
-        if self.cfg.delivery == Delivery::Poll {
-            if self.adm().mail[to].len() >= RECEIVE_BUFFER {
+        if cx.cfg.delivery == Delivery::Poll {
+            if self.mail[to].len() >= RECEIVE_BUFFER {
                 // The receive buffer is full: the overflow handler spills half
                 // of it to memory (ASPLOS 2010, section 3.2), on the
                 // receiver's time.
-                self.adm().overflows += 1;
+                self.overflows += 1;
                 let c = costs::ADM_OVERFLOW;
-                self.charge(to, Bucket::HandlerWorker, c);
-                if !self.w[to].asleep {
-                    self.w[to].debt += c;
+                cx.charge(to, Bucket::HandlerWorker, c);
+                if !cx.w[to].asleep {
+                    cx.w[to].debt += c;
                 }
             }
-            self.adm().mail[to].push_back(m);
-            if self.w[to].asleep {
-                self.adm().sleepers.remove(&(to as u32));
-                self.wake(to, at);
+            self.mail[to].push_back(m);
+            if cx.w[to].asleep {
+                self.sleepers.remove(&(to as u32));
+                cx.wake(to, at);
             }
             return;
         }
         // An interrupt: the handler runs now, on the receiver's time.
         let mut at_recv = at;
-        if self.cfg.delivery == Delivery::Uli {
-            at_recv += self.sched_access(to, mailbox_line(to), false, at);
+        if cx.cfg.delivery == Delivery::Uli {
+            at_recv += cx.sched_access(to, mailbox_line(to), false, at);
         }
-        let (c, bucket) = self.handle(to, m, at_recv);
+        let (c, bucket) = self.handle(cx, to, m, at_recv);
         let c = c + (at_recv - at);
-        self.adm().handler_busy[to] = at + c;
-        self.charge(to, bucket, c);
-        if !self.w[to].asleep {
-            self.w[to].debt += c;
+        self.handler_busy[to] = at + c;
+        cx.charge(to, bucket, c);
+        if !cx.w[to].asleep {
+            cx.w[to].debt += c;
         } else {
             // Asleep: the handler's time comes out of the sleep.
-            let wk = &mut self.w[to];
+            let wk = &mut cx.w[to];
             if at > wk.slept_at {
                 wk.buckets[wk.sleep_bucket as usize] += at - wk.slept_at;
             }
             wk.slept_at = wk.slept_at.max(at + c);
-            let has_work = !self.adm().queues[to].is_empty();
+            let has_work = !self.queues[to].is_empty();
             if has_work {
-                self.adm().sleepers.remove(&(to as u32));
-                self.wake(to, at + c);
+                self.sleepers.remove(&(to as u32));
+                cx.wake(to, at + c);
             }
         }
     }
 
     /// `Poll`: handle the mail waiting at `w`'s scheduling point.
-    pub(crate) fn adm_poll(&mut self, w: usize, t: u64) -> u64 {
-        if self.cfg.delivery != Delivery::Poll {
+    fn adm_poll(&mut self, cx: &mut Ctx<'_>, w: usize, t: u64) -> u64 {
+        if cx.cfg.delivery != Delivery::Poll {
             return 0;
         }
         let mut total = 0;
-        while let Some(m) = self.adm().mail[w].pop_front() {
-            let (c, bucket) = self.handle(w, m, t + total);
-            self.charge(w, bucket, c);
+        while let Some(m) = self.mail[w].pop_front() {
+            let (c, bucket) = self.handle(cx, w, m, t + total);
+            cx.charge(w, bucket, c);
             total += c;
         }
         total
     }
 
     /// Run the handler of `m` at its receiver `to`: cycles and bucket.
-    fn handle(&mut self, to: usize, m: Msg, t: u64) -> (u64, Bucket) {
+    fn handle(&mut self, cx: &mut Ctx<'_>, to: usize, m: Msg, t: u64) -> (u64, Bucket) {
         match m {
             Msg::Manager { level, part, m } => {
-                let c = self.manager(to, level, part, m, t);
-                self.op(Op::ManagerUpdate, c);
+                let c = self.manager(cx, to, level, part, m, t);
+                cx.op(Op::ManagerUpdate, c);
                 (c, Bucket::HandlerManager)
             }
-            Msg::Worker { w, m } => (self.worker_msg(w, m, t), Bucket::HandlerWorker),
+            Msg::Worker { w, m } => (self.worker_msg(cx, w, m, t), Bucket::HandlerWorker),
         }
     }
 
-    fn manager(&mut self, host: usize, level: u32, part: usize, m: ToManager, t: u64) -> u64 {
+    fn manager(&mut self, cx: &mut Ctx<'_>, host: usize, level: u32, part: usize, m: ToManager, t: u64) -> u64 {
         let actions = {
-            let s = self.adm();
+            let s = &mut *self;
             let tree = s.tree;
             let node = &mut s.managers[level as usize][part];
             match m {
@@ -260,7 +254,7 @@ impl Sim<'_> {
             }
         };
         let mut c = costs::ADM_HANDLER;
-        let tree = self.adm().tree;
+        let tree = self.tree;
         for a in actions {
             for r in route(&tree, level, part, a) {
                 let msg = match r {
@@ -275,64 +269,64 @@ impl Sim<'_> {
                     Route::UnblockWorker(w) => Msg::Worker { w, m: ToWorker::Unblock },
                     Route::UnblockPartition { level, part } => Msg::Manager { level, part, m: ToManager::Unblock },
                 };
-                c += self.send(host, msg, t + c);
+                c += self.send(cx, host, msg, t + c);
             }
         }
         c
     }
 
-    fn to_own_manager(&mut self, w: usize, m: ToManager, t: u64) -> u64 {
-        let part = self.adm().tree.partition_of(0, w);
-        self.send(w, Msg::Manager { level: 0, part, m }, t)
+    fn to_own_manager(&mut self, cx: &mut Ctx<'_>, w: usize, m: ToManager, t: u64) -> u64 {
+        let part = self.tree.partition_of(0, w);
+        self.send(cx, w, Msg::Manager { level: 0, part, m }, t)
     }
 
-    fn worker_msg(&mut self, w: usize, m: ToWorker, t: u64) -> u64 {
+    fn worker_msg(&mut self, cx: &mut Ctx<'_>, w: usize, m: ToWorker, t: u64) -> u64 {
         let mut c = costs::ADM_HANDLER;
         match m {
             ToWorker::Steal { stealer, k } => {
-                if self.adm().queues[w].len() < k && split::adm(true, || true) {
-                    if let Some(i) = self.splittable_piece(w) {
-                        self.split_piece(w, i);
+                if self.queues[w].len() < k && split::adm(true, || true) {
+                    if let Some(i) = cx.splittable_piece(w) {
+                        self.split_piece(cx, w, i);
                     }
                 }
-                let k = k.min(self.adm().queues[w].len());
+                let k = k.min(self.queues[w].len());
                 if k == 0 {
-                    c += self.send(w, Msg::Worker { w: stealer, m: ToWorker::Task { item: None, last: true } }, t + c);
+                    c += self.send(cx, w, Msg::Worker { w: stealer, m: ToWorker::Task { item: None, last: true } }, t + c);
                 }
                 for i in 0..k {
-                    let item = self.adm().queues[w].pop_front().expect("counted");
+                    let item = self.queues[w].pop_front().expect("counted");
                     let before = c;
                     c += costs::LOCAL_POP;
-                    c += self.send(w, Msg::Worker { w: stealer, m: ToWorker::Task { item: Some(item), last: i + 1 == k } }, t + c);
-                    self.op(Op::SendTask, c - before);
+                    c += self.send(cx, w, Msg::Worker { w: stealer, m: ToWorker::Task { item: Some(item), last: i + 1 == k } }, t + c);
+                    cx.op(Op::SendTask, c - before);
                 }
-                let left = self.adm().queues[w].len();
-                self.adm().reported[w] = left;
-                c += self.to_own_manager(w, ToManager::VictimUpdate { child: w, left }, t + c);
+                let left = self.queues[w].len();
+                self.reported[w] = left;
+                c += self.to_own_manager(cx, w, ToManager::VictimUpdate { child: w, left }, t + c);
             }
             ToWorker::Task { item, last } => {
                 if let Some(item) = item {
-                    self.adm().queues[w].push_back(item);
-                    self.adm().nothing_left[w] = false;
+                    self.queues[w].push_back(item);
+                    self.nothing_left[w] = false;
                     c += costs::LOCAL_PUSH;
-                    self.op(Op::ReceiveTask, costs::ADM_HANDLER + costs::LOCAL_PUSH);
+                    cx.op(Op::ReceiveTask, costs::ADM_HANDLER + costs::LOCAL_PUSH);
                 }
                 if last {
-                    let s = self.adm();
+                    let s = &mut *self;
                     let count = s.queues[w].len();
                     let starving = count == 0 && s.starving[w];
                     if count > 0 {
                         s.starving[w] = false;
                         s.reported[w] = count;
                     }
-                    c += self.to_own_manager(w, ToManager::StealerUpdate { child: w, count, starving }, t + c);
+                    c += self.to_own_manager(cx, w, ToManager::StealerUpdate { child: w, count, starving }, t + c);
                 }
             }
             ToWorker::Unblock => {
-                self.adm().nothing_left[w] = true;
-                if self.w[w].asleep && self.w[w].sleep_bucket == Bucket::StealFail {
+                self.nothing_left[w] = true;
+                if cx.w[w].asleep && cx.w[w].sleep_bucket == Bucket::StealFail {
                     // From here on the sleep is starvation, not a pending steal.
-                    let wk = &mut self.w[w];
+                    let wk = &mut cx.w[w];
                     if t > wk.slept_at {
                         wk.buckets[Bucket::StealFail as usize] += t - wk.slept_at;
                         wk.slept_at = t;
@@ -345,14 +339,14 @@ impl Sim<'_> {
     }
 
     /// Offer the upper half of the loop piece at `i` in `w`'s stack.
-    fn split_piece(&mut self, w: usize, i: usize) {
-        if let Frame::Piece { lp, next, hi, path } = &mut self.w[w].stack[i] {
+    fn split_piece(&mut self, cx: &mut Ctx<'_>, w: usize, i: usize) {
+        if let Frame::Piece { lp, next, hi, path } = &mut cx.w[w].stack[i] {
             let mid = *next + (*hi - *next) / 2;
             let paths = path.join();
             let item = Item { work: Work::Piece { lp: *lp, lo: mid, hi: *hi }, path: paths.b, from: w as u32 };
             *hi = mid;
             *path = paths.a;
-            self.adm().queues[w].push_back(item);
+            self.queues[w].push_back(item);
         }
     }
 
@@ -360,32 +354,32 @@ impl Sim<'_> {
     /// when the count reaches the report threshold or mail waits: under
     /// `Poll`, hand the oldest task to an idle worker first (the runtime's
     /// deviation, `handoff=`), then report what is left if still due.
-    pub(crate) fn adm_push(&mut self, w: usize, item: Item, t: u64) -> u64 {
+    fn adm_push(&mut self, cx: &mut Ctx<'_>, w: usize, item: Item, t: u64) -> u64 {
         let mut c = costs::LOCAL_PUSH;
         let (mut count, slow) = {
-            let s = self.adm();
+            let s = &mut *self;
             s.queues[w].push_back(item);
             s.nothing_left[w] = false;
             let count = s.queues[w].len();
             (count, count >= next_report_threshold(s.reported[w]) || !s.mail[w].is_empty())
         };
-        if self.n == 1 || !slow {
+        if cx.n == 1 || !slow {
             return c;
         }
-        if self.cfg.delivery == Delivery::Poll {
+        if cx.cfg.delivery == Delivery::Poll {
             let idle = self.idle_for_handoff(w);
             if let Some(v) = idle.filter(|_| hand_to_idle(true, count > 0) == 1) {
-                let item = self.adm().queues[w].pop_front().expect("count > 0");
-                self.adm().sleepers.remove(&(v as u32));
-                c += self.send(w, Msg::Worker { w: v, m: ToWorker::Task { item: Some(item), last: true } }, t + c);
+                let item = self.queues[w].pop_front().expect("count > 0");
+                self.sleepers.remove(&(v as u32));
+                c += self.send(cx, w, Msg::Worker { w: v, m: ToWorker::Task { item: Some(item), last: true } }, t + c);
                 count -= 1;
             }
         }
-        if count >= next_report_threshold(self.adm().reported[w]) {
-            let s = self.adm();
+        if count >= next_report_threshold(self.reported[w]) {
+            let s = &mut *self;
             s.reported[w] = count;
             s.starving[w] = false;
-            c += self.to_own_manager(w, ToManager::Update { child: w, count, starving: false }, t + c);
+            c += self.to_own_manager(cx, w, ToManager::Update { child: w, count, starving: false }, t + c);
         }
         c
     }
@@ -395,7 +389,7 @@ impl Sim<'_> {
     /// idle workers sleep, so idle means asleep here), any sleeper
     /// (`handoff=sleeper`), or none (`handoff=manager`).
     fn idle_for_handoff(&mut self, w: usize) -> Option<usize> {
-        let s = self.adm();
+        let s = &mut *self;
         match s.handoff {
             Handoff::Idle => handoff_candidates(&s.tree, w).find(|&v| s.sleepers.contains(&(v as u32))),
             Handoff::Sleeper => s.sleepers.iter().map(|&v| v as usize).find(|&v| v != w),
@@ -403,17 +397,17 @@ impl Sim<'_> {
         }
     }
 
-    pub(crate) fn adm_wants_split(&mut self, w: usize) -> bool {
-        let s = self.adm();
+    fn adm_wants_split(&mut self, w: usize) -> bool {
+        let s = &mut *self;
         let has_mail = !s.mail[w].is_empty();
         let empty = s.queues[w].is_empty();
         split::adm(has_mail, || empty)
     }
 
-    pub(crate) fn adm_find(&mut self, w: usize, t: u64) -> Found {
-        let order = self.policy.as_ref().map(|p| p.order).unwrap_or(Order::Lifo);
+    fn adm_find(&mut self, cx: &mut Ctx<'_>, w: usize, t: u64) -> Found {
+        let order = cx.policy.as_ref().map(|p| p.order).unwrap_or(Order::Lifo);
         let own = {
-            let s = self.adm();
+            let s = &mut *self;
             match order {
                 Order::Lifo => s.queues[w].pop_back(),
                 Order::Fifo => s.queues[w].pop_front(),
@@ -421,23 +415,45 @@ impl Sim<'_> {
         };
         if let Some(item) = own {
             // The runtime's `found_work`: the next time it runs dry it reports again.
-            self.adm().starving[w] = false;
-            self.op(Op::Dequeue, costs::LOCAL_POP);
+            self.starving[w] = false;
+            cx.op(Op::Dequeue, costs::LOCAL_POP);
             let bucket = Bucket::Dequeue;
             return Found::Got(item, costs::LOCAL_POP, bucket);
         }
-        if self.n == 1 {
+        if cx.n == 1 {
             return Found::Sleep(0, Bucket::Starved);
         }
-        let s = self.adm();
+        let s = &mut *self;
         let mut c = 0;
         if !s.starving[w] {
             s.starving[w] = true;
             s.reported[w] = 0;
-            c = self.to_own_manager(w, ToManager::Update { child: w, count: 0, starving: true }, t);
+            c = self.to_own_manager(cx, w, ToManager::Update { child: w, count: 0, starving: true }, t);
         }
-        self.adm().sleepers.insert(w as u32);
-        let nothing = self.adm().nothing_left[w];
+        self.sleepers.insert(w as u32);
+        let nothing = self.nothing_left[w];
         Found::Sleep(c, if nothing { Bucket::Starved } else { Bucket::StealFail })
+    }
+}
+
+impl SimMechanism for AdmMech {
+    fn push(&mut self, cx: &mut Ctx<'_>, w: usize, item: Item, t: u64) -> u64 {
+        self.adm_push(cx, w, item, t)
+    }
+
+    fn find(&mut self, cx: &mut Ctx<'_>, w: usize, t: u64) -> Found {
+        self.adm_find(cx, w, t)
+    }
+
+    fn wants_split(&mut self, _cx: &mut Ctx<'_>, w: usize) -> bool {
+        self.adm_wants_split(w)
+    }
+
+    fn poll_mail(&mut self, cx: &mut Ctx<'_>, w: usize, t: u64) -> u64 {
+        self.adm_poll(cx, w, t)
+    }
+
+    fn deliver(&mut self, cx: &mut Ctx<'_>, slot: u32, at: u64) {
+        self.adm_deliver(cx, slot, at)
     }
 }

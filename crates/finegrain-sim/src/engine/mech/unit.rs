@@ -21,10 +21,11 @@
 //! once rather than after the network latency; the enqueuing core does not
 //! wait for it (the request is posted), but it occupies the unit's server.
 
-use super::costs;
-use super::item::Item;
-use super::result::{Bucket, Op};
-use super::run::{Found, Mech, Sim};
+use crate::engine::context::{Ctx, Parked};
+use crate::engine::costs;
+use crate::engine::item::Item;
+use crate::engine::mechanism::{Found, SimMechanism};
+use crate::engine::result::{Bucket, Op};
 use crate::machine::Server;
 use finegrain::policy::carbon::Carbon;
 use finegrain::policy::swhier::SwHier;
@@ -33,7 +34,7 @@ use finegrain::policy::{split, UnitPolicy};
 use std::collections::{BTreeMap, VecDeque};
 
 #[derive(Debug)]
-pub(crate) struct UnitState {
+pub(crate) struct UnitMech {
     pub policy: UnitPolicy,
     /// `carbon`: the LTU prefetch buffer, each task with the cycle it arrives;
     /// `sw-hier`: the private queue. Newest at the back.
@@ -48,12 +49,12 @@ pub(crate) struct UnitState {
     pub seq: u64,
     /// The GTU, or the global queue's lock.
     pub server: Server,
-    pub parked: VecDeque<u32>,
+    pub parked: Parked,
 }
 
-impl UnitState {
-    pub fn new(n: usize, policy: UnitPolicy) -> UnitState {
-        UnitState {
+impl UnitMech {
+    pub fn new(n: usize, policy: UnitPolicy) -> UnitMech {
+        UnitMech {
             policy,
             near: vec![VecDeque::new(); n],
             software: vec![VecDeque::new(); n],
@@ -62,7 +63,7 @@ impl UnitState {
             total: 0,
             seq: 0,
             server: Server::new(),
-            parked: VecDeque::new(),
+            parked: Parked::default(),
         }
     }
 }
@@ -70,78 +71,71 @@ impl UnitState {
 const LOCK_LINE: u64 = 1 << 42;
 const HEAD_LINE: u64 = (1 << 42) + 1;
 
-impl Sim<'_> {
-    fn unit(&mut self) -> &mut UnitState {
-        match self.mech {
-            Mech::Unit(ref mut s) => s,
-            _ => unreachable!("not a task-unit simulation"),
-        }
-    }
-
+impl UnitMech {
     /// One round trip to the GTU from `w` at `t`: cycles until the answer
     /// (on a machine without the hardware unit, the runtime's lock).
-    fn gtu_request(&mut self, w: usize, t: u64) -> u64 {
-        if !self.cfg.preset.task_unit_hw {
-            return self.locked_op(w, t);
+    fn gtu_request(&mut self, cx: &mut Ctx<'_>, w: usize, t: u64) -> u64 {
+        if !cx.cfg.preset.task_unit_hw {
+            return self.locked_op(cx, w, t);
         }
-        let one = self.m.center_latency(w) as u64;
-        let start = self.unit().server.serve(t + one, costs::CARBON_GTU_SERVICE);
+        let one = cx.m.center_latency(w) as u64;
+        let start = self.server.serve(t + one, costs::CARBON_GTU_SERVICE);
         let c = start + costs::CARBON_GTU_ACCESS + one - t;
-        self.op(Op::UnitRequest, c);
-        self.messages += 2;
+        cx.op(Op::UnitRequest, c);
+        cx.messages += 2;
         c
     }
 
     /// One operation on the locked global queue: acquire (the lock line and
     /// the lock's queue), the critical section, release.
-    fn locked_op(&mut self, w: usize, t: u64) -> u64 {
-        let acquire = self.sched_access(w, LOCK_LINE, true, t);
-        let start = self.unit().server.serve(t + acquire, costs::LOCKED_QUEUE_OP);
-        let head = self.sched_access(w, HEAD_LINE, true, start);
+    fn locked_op(&mut self, cx: &mut Ctx<'_>, w: usize, t: u64) -> u64 {
+        let acquire = cx.sched_access(w, LOCK_LINE, true, t);
+        let start = self.server.serve(t + acquire, costs::LOCKED_QUEUE_OP);
+        let head = cx.sched_access(w, HEAD_LINE, true, start);
         let c = start + costs::LOCKED_QUEUE_OP + head - t;
-        self.op(Op::UnitRequest, c);
+        cx.op(Op::UnitRequest, c);
         c
     }
 
-    fn key_of(&mut self, w: usize, item: &Item) -> Key {
-        let n = self.n as u64;
-        let s = self.unit();
+    fn key_of(&mut self, cx: &mut Ctx<'_>, w: usize, item: &Item) -> Key {
+        let n = cx.n as u64;
+        let s = &mut *self;
         s.seq += 1;
         s.policy.global_order().key(s.seq.wrapping_mul(n).wrapping_add(w as u64), 0, &item.path)
     }
 
-    fn to_global(&mut self, w: usize, items: Vec<Item>, t: u64) -> u64 {
-        let c = self.locked_op(w, t);
+    fn to_global(&mut self, cx: &mut Ctx<'_>, w: usize, items: Vec<Item>, t: u64) -> u64 {
+        let c = self.locked_op(cx, w, t);
         for it in items {
-            let k = self.key_of(w, &it);
-            let s = self.unit();
+            let k = self.key_of(cx, w, &it);
+            let s = &mut *self;
             s.global.insert(k, it);
             s.total += 1;
         }
-        self.wake_one(t + c);
+        self.parked.wake_one(cx, t + c, cx.cfg.preset.wake_cycles);
         c
     }
 
-    pub(crate) fn unit_push(&mut self, w: usize, item: Item, t: u64) -> u64 {
-        match self.unit().policy {
-            UnitPolicy::Carbon(c) => self.carbon_enqueue(w, c, item, t),
+    fn unit_push(&mut self, cx: &mut Ctx<'_>, w: usize, item: Item, t: u64) -> u64 {
+        match self.policy {
+            UnitPolicy::Carbon(c) => self.carbon_enqueue(cx, w, c, item, t),
             UnitPolicy::SwHier(h) => {
-                let s = self.unit();
+                let s = &mut *self;
                 s.near[w].push_back((item, 0));
                 let k = h.spill_count(s.near[w].len());
                 let mut c = costs::LOCAL_PUSH;
                 if k > 0 {
                     let out: Vec<Item> = s.near[w].drain(..k).map(|(i, _)| i).collect();
-                    c += self.to_global(w, out, t);
+                    c += self.to_global(cx, w, out, t);
                 }
                 c
             }
-            UnitPolicy::Pdf => self.to_global(w, vec![item], t),
+            UnitPolicy::Pdf => self.to_global(cx, w, vec![item], t),
         }
     }
 
-    fn carbon_enqueue(&mut self, w: usize, c: Carbon, item: Item, t: u64) -> u64 {
-        let s = self.unit();
+    fn carbon_enqueue(&mut self, cx: &mut Ctx<'_>, w: usize, c: Carbon, item: Item, t: u64) -> u64 {
+        let s = &mut *self;
         s.near[w].push_back((item, t));
         if s.near[w].len() <= c.prefetch {
             return costs::CARBON_ISA;
@@ -159,43 +153,43 @@ impl Sim<'_> {
         }
         s.deques[w].push_back(out);
         s.total += 1;
-        if !self.cfg.preset.task_unit_hw {
+        if !cx.cfg.preset.task_unit_hw {
             // The runtime's emulation: the worker takes the unit's lock.
-            cost += self.locked_op(w, t);
-            self.wake_one(t + cost);
+            cost += self.locked_op(cx, w, t);
+            self.parked.wake_one(cx, t + cost, cx.cfg.preset.wake_cycles);
             return cost;
         }
         // Posted: the core does not wait, but the request takes a slot.
-        let one = self.m.center_latency(w) as u64;
-        self.unit().server.serve(t + one, costs::CARBON_GTU_SERVICE);
-        self.messages += 1;
-        self.wake_one(t + one);
+        let one = cx.m.center_latency(w) as u64;
+        self.server.serve(t + one, costs::CARBON_GTU_SERVICE);
+        cx.messages += 1;
+        self.parked.wake_one(cx, t + one, cx.cfg.preset.wake_cycles);
         cost
     }
 
-    pub(crate) fn unit_wants_split(&mut self, w: usize) -> bool {
-        let n = self.n;
-        let s = self.unit();
+    fn unit_wants_split(&mut self, cx: &mut Ctx<'_>, w: usize) -> bool {
+        let n = cx.n;
+        let s = &mut *self;
         split::unit(s.policy, s.near[w].is_empty(), s.total, n)
     }
 
-    pub(crate) fn unit_find(&mut self, w: usize, t: u64) -> Found {
-        let got = match self.unit().policy {
-            UnitPolicy::Carbon(c) => self.carbon_dequeue(w, c, t),
-            UnitPolicy::SwHier(h) => self.swhier_dequeue(w, h, t),
-            UnitPolicy::Pdf => self.pdf_dequeue(w, t),
+    fn unit_find(&mut self, cx: &mut Ctx<'_>, w: usize, t: u64) -> Found {
+        let got = match self.policy {
+            UnitPolicy::Carbon(c) => self.carbon_dequeue(cx, w, c, t),
+            UnitPolicy::SwHier(h) => self.swhier_dequeue(cx, w, h, t),
+            UnitPolicy::Pdf => self.pdf_dequeue(cx, w, t),
         };
         match got {
             Some((item, c, own)) => {
                 let (bucket, op) = if own { (Bucket::Dequeue, Op::Dequeue) } else { (Bucket::StealOk, Op::Steal) };
-                self.op(op, c);
+                cx.op(op, c);
                 Found::Got(item, c, bucket)
             }
             None => {
                 // The request that found nothing is this round's cost.
-                let c = self.failed_unit_request(w, t);
-                self.op(Op::FailedRound, c);
-                match self.backoff(w, false) {
+                let c = self.failed_unit_request(cx, w, t);
+                cx.op(Op::FailedRound, c);
+                match cx.backoff(w, false) {
                     Some(wait) => Found::Retry(c + wait, Bucket::StealFail),
                     None => Found::Sleep(c, Bucket::Starved),
                 }
@@ -205,49 +199,49 @@ impl Sim<'_> {
 
     /// What asking the unit and finding it empty cost: the runtime reads the
     /// unit's task count first and skips the request when it is zero.
-    fn failed_unit_request(&mut self, w: usize, t: u64) -> u64 {
-        match self.unit().policy {
-            UnitPolicy::Carbon(_) => self.gtu_request(w, t),
-            _ => self.sched_access(w, HEAD_LINE, false, t) + costs::LOCAL_POP,
+    fn failed_unit_request(&mut self, cx: &mut Ctx<'_>, w: usize, t: u64) -> u64 {
+        match self.policy {
+            UnitPolicy::Carbon(_) => self.gtu_request(cx, w, t),
+            _ => cx.sched_access(w, HEAD_LINE, false, t) + costs::LOCAL_POP,
         }
     }
 
-    fn carbon_dequeue(&mut self, w: usize, c: Carbon, t: u64) -> Option<(Item, u64, bool)> {
-        if let Some((item, ready)) = self.unit().near[w].pop_back() {
+    fn carbon_dequeue(&mut self, cx: &mut Ctx<'_>, w: usize, c: Carbon, t: u64) -> Option<(Item, u64, bool)> {
+        if let Some((item, ready)) = self.near[w].pop_back() {
             let cost = costs::CARBON_ISA + ready.saturating_sub(t);
-            self.carbon_prefetch(w, c, t + cost);
+            self.carbon_prefetch(cx, w, c, t + cost);
             let own = item.from as usize == w;
             return Some((item, cost, own));
         }
-        if self.unit().total == 0 && self.unit().software[w].is_empty() {
+        if self.total == 0 && self.software[w].is_empty() {
             return None;
         }
-        let rtt = self.gtu_request(w, t);
-        let (item, own) = self.carbon_from_gtu(w, c, true)?;
+        let rtt = self.gtu_request(cx, w, t);
+        let (item, own) = self.carbon_from_gtu(cx, w, c, true)?;
         let cost = costs::CARBON_ISA + rtt;
-        self.carbon_prefetch(w, c, t + cost);
+        self.carbon_prefetch(cx, w, c, t + cost);
         Some((item, cost, own))
     }
 
     /// Refill the prefetch buffer, unless the unit holds fewer tasks than
     /// there are workers; the task arrives a round trip later.
-    fn carbon_prefetch(&mut self, w: usize, c: Carbon, t: u64) {
-        let n = self.n;
-        let s = self.unit();
+    fn carbon_prefetch(&mut self, cx: &mut Ctx<'_>, w: usize, c: Carbon, t: u64) {
+        let n = cx.n;
+        let s = &mut *self;
         if !c.prefetch_allowed(s.total, n) || s.near[w].len() >= c.prefetch {
             return;
         }
-        if let Some((item, _)) = self.carbon_from_gtu(w, c, false) {
-            let rtt = self.gtu_request(w, t);
-            self.unit().near[w].push_front((item, t + rtt));
+        if let Some((item, _)) = self.carbon_from_gtu(cx, w, c, false) {
+            let rtt = self.gtu_request(cx, w, t);
+            self.near[w].push_front((item, t + rtt));
         }
     }
 
     /// One GTU request's effect: own deque (refilled from software when low),
     /// else half of the nearest non-empty deque.
-    fn carbon_from_gtu(&mut self, w: usize, c: Carbon, demand: bool) -> Option<(Item, bool)> {
-        let n = self.n;
-        let s = self.unit();
+    fn carbon_from_gtu(&mut self, cx: &mut Ctx<'_>, w: usize, c: Carbon, demand: bool) -> Option<(Item, bool)> {
+        let n = cx.n;
+        let s = &mut *self;
         if !demand && !c.prefetch_allowed(s.total, n) {
             return None;
         }
@@ -259,9 +253,9 @@ impl Sim<'_> {
                 s.deques[w].push_front(e);
                 s.total += 1;
             }
-            self.w[w].debt += costs::CARBON_EXCEPTION + k as u64 * costs::LOCAL_POP;
+            cx.w[w].debt += costs::CARBON_EXCEPTION + k as u64 * costs::LOCAL_POP;
         }
-        let s = self.unit();
+        let s = &mut *self;
         if let Some(e) = s.deques[w].pop_back() {
             s.total -= 1;
             return Some((e, true));
@@ -281,16 +275,16 @@ impl Sim<'_> {
         None
     }
 
-    fn swhier_dequeue(&mut self, w: usize, h: SwHier, t: u64) -> Option<(Item, u64, bool)> {
-        if let Some((e, _)) = self.unit().near[w].pop_back() {
+    fn swhier_dequeue(&mut self, cx: &mut Ctx<'_>, w: usize, h: SwHier, t: u64) -> Option<(Item, u64, bool)> {
+        if let Some((e, _)) = self.near[w].pop_back() {
             return Some((e, costs::LOCAL_POP, true));
         }
-        if self.unit().total == 0 {
+        if self.total == 0 {
             return None;
         }
-        let c = self.locked_op(w, t);
-        let n = self.n;
-        let s = self.unit();
+        let c = self.locked_op(cx, w, t);
+        let n = cx.n;
+        let s = &mut *self;
         let k = h.fetch_count(s.total.max(1), n);
         let mut got = Vec::with_capacity(k);
         while got.len() < k {
@@ -312,15 +306,33 @@ impl Sim<'_> {
         Some((first, c, own))
     }
 
-    fn pdf_dequeue(&mut self, w: usize, t: u64) -> Option<(Item, u64, bool)> {
-        if self.unit().total == 0 {
+    fn pdf_dequeue(&mut self, cx: &mut Ctx<'_>, w: usize, t: u64) -> Option<(Item, u64, bool)> {
+        if self.total == 0 {
             return None;
         }
-        let c = self.locked_op(w, t);
-        let s = self.unit();
+        let c = self.locked_op(cx, w, t);
+        let s = &mut *self;
         let (_, e) = s.global.pop_first()?;
         s.total -= 1;
         let own = e.from as usize == w;
         Some((e, c, own))
+    }
+}
+
+impl SimMechanism for UnitMech {
+    fn push(&mut self, cx: &mut Ctx<'_>, w: usize, item: Item, t: u64) -> u64 {
+        self.unit_push(cx, w, item, t)
+    }
+
+    fn find(&mut self, cx: &mut Ctx<'_>, w: usize, t: u64) -> Found {
+        self.unit_find(cx, w, t)
+    }
+
+    fn wants_split(&mut self, cx: &mut Ctx<'_>, w: usize) -> bool {
+        self.unit_wants_split(cx, w)
+    }
+
+    fn on_sleep(&mut self, _cx: &mut Ctx<'_>, w: usize, _at: u64) {
+        self.parked.park(w);
     }
 }
