@@ -80,11 +80,33 @@ pub struct SimConfig {
     pub delivery: Delivery,
     /// How recorded task spaces are planned and stolen from (`space.rs`).
     pub locality: Locality,
+    /// Model features switched off, for experiments and for isolating what
+    /// a result depends on.
+    pub model: ModelSwitches,
 }
+
+/// Features of the machine model that an experiment may switch off.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub struct ModelSwitches {
+    /// The scheduler's own traffic (ADM's messages, requests to Carbon's
+    /// task unit, wake-up signals) crosses an idealized interconnect: a
+    /// fixed latency between any two points and infinite bandwidth, and
+    /// Carbon's global task unit serves any number of requests at once.
+    /// Coherence traffic still uses the modelled network. This is Sanchez,
+    /// Yoo, Kozyrakis (ASPLOS 2010), section 6.2, Figure 8.
+    pub ideal_network: bool,
+    /// Every memory access, data or scheduler line, costs an L1 hit: no
+    /// misses, no coherence, no memory contention.
+    pub perfect_memory: bool,
+}
+
+/// The idealized interconnect's fixed latency (ASPLOS 2010, section 6.2:
+/// 25 cycles between any source and destination).
+pub const IDEAL_NETWORK_CYCLES: u32 = 25;
 
 impl SimConfig {
     pub fn new(preset: &'static Preset, threads: usize, policy: SimPolicy) -> SimConfig {
-        SimConfig { preset, threads, policy, seed: 1, delivery: Delivery::Interrupt, locality: Locality::default() }
+        SimConfig { preset, threads, policy, seed: 1, delivery: Delivery::Interrupt, locality: Locality::default(), model: ModelSwitches::default() }
     }
 }
 

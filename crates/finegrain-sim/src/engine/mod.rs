@@ -53,7 +53,7 @@ pub mod result;
 mod run;
 pub mod space;
 
-pub use config::{Delivery, SimConfig, SimPolicy};
+pub use config::{Delivery, ModelSwitches, SimConfig, SimPolicy, IDEAL_NETWORK_CYCLES};
 pub use result::{Bucket, Op, OpCost, SimResult};
 pub use run::simulate;
 pub use space::{Locality, SpaceManager};

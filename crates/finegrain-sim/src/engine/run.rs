@@ -91,6 +91,11 @@ impl<'g, M: SimMechanism> Sim<'g, M> {
         let n = cfg.threads;
         let mut m = Machine::new(cfg.preset, n)?;
         let mech = make(&mut m);
+        // After the mechanism has read the chip's distances (victim orders).
+        if cfg.model.ideal_network {
+            m.set_ideal_network(super::config::IDEAL_NETWORK_CYCLES);
+        }
+        m.set_perfect_memory(cfg.model.perfect_memory);
         let mut latch_is_join = vec![false; g.latches as usize];
         for t in &g.tasks {
             if let (Some(l), TaskKind::Join) = (t.latch, t.kind) {

@@ -143,6 +143,10 @@ pub struct Machine {
     mem_servers: Vec<Server>,
     spm_local: Option<u32>,
     stats: MemStats,
+    /// `set_ideal_network`: the scheduler messages' fixed latency.
+    ideal_net: Option<u32>,
+    /// `set_perfect_memory`.
+    perfect: bool,
 }
 
 impl Machine {
@@ -217,6 +221,8 @@ impl Machine {
             mem_servers: vec![Server::new(); channels],
             spm_local: p.spm.map(|s| s.local_cycles),
             stats: MemStats::default(),
+            ideal_net: None,
+            perfect: false,
         })
     }
 
@@ -245,6 +251,20 @@ impl Machine {
         self.core_of(t) / self.cpt
     }
 
+    /// Scheduler messages (`msg_latency`, `center_latency`) take a fixed
+    /// `cycles` and load no link: an idealized interconnect for the
+    /// scheduler's traffic only (ASPLOS 2010, section 6.2); memory accesses
+    /// still cross the modelled network.
+    pub fn set_ideal_network(&mut self, cycles: u32) {
+        self.ideal_net = Some(cycles);
+    }
+
+    /// Every access costs an L1 hit and changes no cache (an experiment
+    /// that takes the memory system out).
+    pub fn set_perfect_memory(&mut self, on: bool) {
+        self.perfect = on;
+    }
+
     /// One memory access by thread `t` to 64-byte line `line` at time `now`;
     /// returns its latency in cycles (an L1 hit costs the L1's
     /// `hit_cycles`). Updates caches, directory and counts.
@@ -252,6 +272,9 @@ impl Machine {
     pub fn access(&mut self, t: usize, line: u64, write: bool, now: u64) -> u32 {
         self.stats.accesses += 1;
         self.stats.writes += write as u64;
+        if self.perfect {
+            return self.l1_hit;
+        }
         let c = self.core[t] as usize;
         let x = scramble(line);
         let Some(l1) = self.l1.get_mut(c) else {
@@ -278,6 +301,9 @@ impl Machine {
     /// Network latency in cycles of a short message between two threads'
     /// cores (`local_cycles` within one router: SMT siblings, one tile).
     pub fn msg_latency(&mut self, from: usize, to: usize) -> u32 {
+        if let Some(c) = self.ideal_net {
+            return c;
+        }
         let a = self.net.tile_router(self.tile_of(from));
         let b = self.net.tile_router(self.tile_of(to));
         self.net.msg(a, b, 1, &mut self.stats)
@@ -286,6 +312,9 @@ impl Machine {
     /// Latency of a short message from thread `t` to a unit at the chip's
     /// centre (Carbon's global task unit), one way.
     pub fn center_latency(&mut self, t: usize) -> u32 {
+        if let Some(c) = self.ideal_net {
+            return c;
+        }
         let a = self.net.tile_router(self.tile_of(t));
         let c = self.net.center();
         self.net.msg(a, c, 1, &mut self.stats)
@@ -296,7 +325,7 @@ impl Machine {
     /// the network when the owner is another core. `None` without scratchpads.
     pub fn spm_latency(&mut self, t: usize, owner: usize) -> Option<u32> {
         let local = self.spm_local?;
-        if self.core_of(t) == self.core_of(owner) {
+        if self.perfect || self.core_of(t) == self.core_of(owner) {
             self.stats.spm_local += 1;
             return Some(local);
         }

@@ -266,7 +266,7 @@ fn hammerblade_has_no_caches_but_scratchpads() {
 
 #[test]
 fn messages_and_centre() {
-    let mut m = m("adm-cmp", 256);
+    let mut m = super::Machine::new(preset("adm-cmp").unwrap(), 256).unwrap();
     let local = m.msg_latency(0, 7);
     let far = m.msg_latency(0, 255);
     assert_eq!(local, 1);
@@ -502,4 +502,30 @@ fn golden() {
         .collect::<Vec<_>>()
         .join("\n");
     assert_eq!(got, want, "\n{got}\n");
+}
+
+#[test]
+fn an_ideal_network_fixes_scheduler_messages_only() {
+    let mut m = super::Machine::new(preset("adm-cmp").unwrap(), 256).unwrap();
+    let (near, far) = (m.msg_latency(0, 1), m.msg_latency(0, 255));
+    assert!(near < far && near != 25, "messages take {near} (same tile) and {far} (far) on the modelled network");
+    m.set_ideal_network(25);
+    assert_eq!(m.msg_latency(0, 255), 25);
+    assert_eq!(m.msg_latency(0, 1), 25);
+    assert_eq!(m.center_latency(200), 25);
+    // Coherence still crosses the modelled network: a line written far away
+    // costs more than a local L1 hit when read here.
+    m.access(255, 7, true, 0);
+    assert!(m.access(0, 7, false, 100) > 25);
+}
+
+#[test]
+fn perfect_memory_makes_every_access_an_l1_hit() {
+    let p = preset("adm-cmp").unwrap();
+    let mut m = super::Machine::new(preset("adm-cmp").unwrap(), 64).unwrap();
+    m.set_perfect_memory(true);
+    for (i, line) in [1u64, 1 << 30, 5, 1 << 30].into_iter().enumerate() {
+        assert_eq!(m.access(i * 7 % 64, line, i % 2 == 0, i as u64), p.l1.hit_cycles, "line {line}");
+    }
+    assert_eq!(m.stats().dram_reads, 0);
 }

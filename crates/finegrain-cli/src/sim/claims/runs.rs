@@ -91,10 +91,8 @@ impl Run {
             Variant::Uli => Delivery::Uli,
             Variant::Paper => Delivery::Interrupt,
         };
-        match self.switch {
-            Switch::None => {}
-            Switch::IdealNetwork | Switch::PerfectMemory => return Err(format!("{} is not modelled yet", self.switch.name())),
-        }
+        cfg.model.ideal_network = self.switch == Switch::IdealNetwork;
+        cfg.model.perfect_memory = self.switch == Switch::PerfectMemory;
         Ok(cfg)
     }
 }

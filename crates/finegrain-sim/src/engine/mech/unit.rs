@@ -79,7 +79,9 @@ impl UnitMech {
             return self.locked_op(cx, w, t);
         }
         let one = cx.m.center_latency(w) as u64;
-        let start = self.server.serve(t + one, costs::CARBON_GTU_SERVICE);
+        // The ideal network's GTU serves any number of requests at once
+        // (ASPLOS 2010, section 6.2).
+        let start = if cx.cfg.model.ideal_network { t + one } else { self.server.serve(t + one, costs::CARBON_GTU_SERVICE) };
         let c = start + costs::CARBON_GTU_ACCESS + one - t;
         cx.op(Op::UnitRequest, c);
         cx.messages += 2;
