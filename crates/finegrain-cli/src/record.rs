@@ -58,7 +58,7 @@ pub fn record_workload(name: &str, size: Size, seed: u64) -> Result<(TaskGraph, 
     }
     let lines: u64 = g.lines.iter().map(|l| l.count as u64).sum();
     let summary = format!(
-        "{name} ({}): {} tasks ({}), {} loops, {:.2} M cycles of work ({:.2} GHz clock), {} line runs ({:.2} M lines, {} dropped at the cap of {} runs per stretch); recorded in {took:.2} s",
+        "{name} ({}): {} tasks ({}), {} loops, {:.2} M cycles of work ({:.2} GHz clock), {} line runs ({:.2} M lines, {} dropped at the cap of {} runs per stretch); recorded in {took:.2} s\n  {}",
         size.name(),
         g.tasks.len(),
         kinds.trim_end_matches(", "),
@@ -69,6 +69,14 @@ pub fn record_workload(name: &str, size: Size, seed: u64) -> Result<(TaskGraph, 
         lines as f64 / 1e6,
         g.meta.lines_dropped,
         g.meta.line_cap,
+        span_line(&g),
     );
     Ok((g, summary))
+}
+
+/// Work, span, parallelism, the root's share, and where costs come from.
+pub fn span_line(g: &TaskGraph) -> String {
+    let ws = finegrain_sim::trace::work_span(g);
+    let region = if g.meta.region() { "measured region only" } else { "whole run (no measured region)" };
+    format!("{ws} ({} clock; {region})", g.meta.clock.name())
 }

@@ -52,7 +52,9 @@ impl Source {
     }
 }
 
-/// One line about a graph: tasks by kind, loops, work, footprint.
+/// Two lines about a graph: tasks by kind, loops, work, footprint; then its
+/// work, span, parallelism and the root's own share of the work
+/// (`finegrain_sim::trace::work_span`), the bound no policy can pass.
 pub fn describe(g: &TaskGraph) -> String {
     let mut kinds = String::new();
     for k in TaskKind::ALL {
@@ -63,7 +65,7 @@ pub fn describe(g: &TaskGraph) -> String {
     }
     let lines: u64 = g.lines.iter().map(|l| l.count as u64).sum();
     format!(
-        "task graph {} ({}): {} tasks ({} ), {} loops, {:.2} M work cycles, {} line runs ({:.2} M lines)",
+        "task graph {} ({}): {} tasks ({} ), {} loops, {:.2} M work cycles, {} line runs ({:.2} M lines)\n  {}",
         g.meta.workload,
         g.meta.size,
         g.tasks.len(),
@@ -71,7 +73,8 @@ pub fn describe(g: &TaskGraph) -> String {
         g.loops.len(),
         g.total_cycles() as f64 / 1e6,
         g.lines.len(),
-        lines as f64 / 1e6
+        lines as f64 / 1e6,
+        crate::record::span_line(g)
     )
 }
 

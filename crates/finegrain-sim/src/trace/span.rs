@@ -78,7 +78,7 @@ pub fn work_span(g: &TaskGraph) -> WorkSpan {
     let mut latch_end = vec![0u64; latch_left.len()];
     let mut latch_parked: Vec<Vec<Parked>> = vec![Vec::new(); latch_left.len()];
     let mut loop_of = vec![LoopId::MAX; n];
-    for (l, lp) in g.loops.iter().enumerate() {
+    for l in 0..g.loops.len() {
         for t in g.leaves_of(l as LoopId) {
             if let Some(slot) = loop_of.get_mut(t as usize) {
                 *slot = l as LoopId;

@@ -74,10 +74,12 @@ impl Instance for JoinInstance {
         output(m)
     }
     fn parallel(&self) -> Output {
-        let r = partitioned::partition(Finegrain, &self.r, self.bits);
-        let s = partitioned::partition(Finegrain, &self.s, self.bits);
-        let tables = partitioned::build(Finegrain, &r);
-        output(partitioned::probe_finegrain(&tables, &s))
+        output(finegrain::record::region(|| {
+            let r = partitioned::partition(Finegrain, &self.r, self.bits);
+            let s = partitioned::partition(Finegrain, &self.s, self.bits);
+            let tables = partitioned::build(Finegrain, &r);
+            partitioned::probe_finegrain(&tables, &s)
+        }))
     }
     fn rayon(&self) -> Option<Output> {
         let r = partitioned::partition(Rayon, &self.r, self.bits);

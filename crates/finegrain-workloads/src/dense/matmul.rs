@@ -140,7 +140,7 @@ fn leaf(c: &mut [f64], a: &[f64], b: &[f64]) {
 impl MatMulInstance {
     fn run<P: Par>(&self, p: P) -> Output {
         let mut c = vec![0.0; self.n * self.n];
-        multiply_add(p, &mut c, &self.a, &self.b, self.n);
+        p.region(|| multiply_add(p, &mut c, &self.a, &self.b, self.n));
         Output::Floats(from_tiled(&c, self.n))
     }
 }

@@ -112,7 +112,7 @@ impl Instance for MvmInstance {
         Output::Floats(power(Serial, self.n, &self.a, &self.x0, self.iters))
     }
     fn parallel(&self) -> Output {
-        Output::Floats(power(Finegrain, self.n, &self.a, &self.x0, self.iters))
+        Output::Floats(finegrain::record::region(|| power(Finegrain, self.n, &self.a, &self.x0, self.iters)))
     }
     fn rayon(&self) -> Option<Output> {
         Some(Output::Floats(power(Rayon, self.n, &self.a, &self.x0, self.iters)))

@@ -118,7 +118,7 @@ impl Instance for TransposeInstance {
         self.run(Serial)
     }
     fn parallel(&self) -> Output {
-        self.run(Finegrain)
+        finegrain::record::region(|| self.run(Finegrain))
     }
     fn rayon(&self) -> Option<Output> {
         Some(self.run(Rayon))

@@ -96,7 +96,7 @@ impl Instance for BinomialInstance {
         Output::Floats(self.contracts.iter().map(|c| Lattice::new(c).price_serial()).collect())
     }
     fn parallel(&self) -> Output {
-        self.parallel_on(Finegrain)
+        finegrain::record::region(|| self.parallel_on(Finegrain))
     }
     fn rayon(&self) -> Option<Output> {
         Some(self.parallel_on(Rayon))

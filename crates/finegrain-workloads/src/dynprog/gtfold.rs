@@ -90,7 +90,7 @@ impl Instance for GtfoldInstance {
     }
     fn parallel(&self) -> Output {
         digest(match self.schedule {
-            Schedule::Diagonals => wavefront::parallel(Finegrain, &self.seq),
+            Schedule::Diagonals => finegrain::record::region(|| wavefront::parallel(Finegrain, &self.seq)),
             Schedule::Dataflow => dataflow::phase(&self.seq),
         })
     }

@@ -265,7 +265,7 @@ impl Instance for BfsInstance {
         self.levels_digest(Serial, |s| bfs_serial(&self.adj, s))
     }
     fn parallel(&self) -> Output {
-        self.levels_digest(Finegrain, |s| bfs_parallel(Finegrain, &self.adj, s))
+        self.levels_digest(Finegrain, |s| finegrain::record::region(|| bfs_parallel(Finegrain, &self.adj, s)))
     }
     fn rayon(&self) -> Option<Output> {
         Some(self.levels_digest(Rayon, |s| bfs_parallel(Rayon, &self.adj, s)))

@@ -64,7 +64,7 @@ impl Instance for MaxFlowInstance {
         Output::Int(serial::max_flow(&self.net).0 as u64)
     }
     fn parallel(&self) -> Output {
-        Output::Int(synchronous::max_flow(Finegrain, &self.net) as u64)
+        Output::Int(finegrain::record::region(|| synchronous::max_flow(Finegrain, &self.net)) as u64)
     }
     fn rayon(&self) -> Option<Output> {
         Some(Output::Int(synchronous::max_flow(Rayon, &self.net) as u64))

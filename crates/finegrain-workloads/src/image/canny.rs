@@ -84,8 +84,11 @@ impl Instance for CannyInstance {
         edge_digest(&class)
     }
     fn parallel(&self) -> Output {
-        let mut class = pipeline::classify_finegrain(self.dims, &self.pixels);
-        hysteresis::finegrain(self.dims, &mut class);
+        let class = finegrain::record::region(|| {
+            let mut class = pipeline::classify_finegrain(self.dims, &self.pixels);
+            hysteresis::finegrain(self.dims, &mut class);
+            class
+        });
         edge_digest(&class)
     }
     fn rayon(&self) -> Option<Output> {

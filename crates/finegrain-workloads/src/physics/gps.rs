@@ -179,7 +179,7 @@ impl Instance for GpsInstance {
         output(solve::serial(&self.scene, self.steps, SWEEPS))
     }
     fn parallel(&self) -> Output {
-        output(solve::parallel(crate::par::Finegrain, &self.scene, self.steps, SWEEPS))
+        output(finegrain::record::region(|| solve::parallel(crate::par::Finegrain, &self.scene, self.steps, SWEEPS)))
     }
     fn rayon(&self) -> Option<Output> {
         Some(output(solve::rayon(&self.scene, self.steps, SWEEPS)))

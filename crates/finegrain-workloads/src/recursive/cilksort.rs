@@ -109,7 +109,7 @@ impl CilkSortInstance {
     fn run<P: Par>(&self, p: P) -> Output {
         let mut a = self.keys.clone();
         let mut tmp = vec![0u64; a.len()];
-        sort(p, &mut a, &mut tmp);
+        p.region(|| sort(p, &mut a, &mut tmp));
         Output::Digest { len: a.len(), hash: digest_slice(p, &a, |&k| k) }
     }
 }

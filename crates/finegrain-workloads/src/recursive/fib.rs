@@ -66,7 +66,7 @@ impl Instance for FibInstance {
         Output::Int(serial(self.n))
     }
     fn parallel(&self) -> Output {
-        Output::Int(parallel(self.n))
+        Output::Int(finegrain::record::region(|| parallel(self.n)))
     }
     fn rayon(&self) -> Option<Output> {
         Some(Output::Int(with_rayon(self.n)))

@@ -136,7 +136,7 @@ impl Instance for NQueensInstance {
         Output::Int(serial(self.n, Board::empty()))
     }
     fn parallel(&self) -> Output {
-        Output::Int(parallel(self.n, Board::empty()))
+        Output::Int(finegrain::record::region(|| parallel(self.n, Board::empty())))
     }
     fn rayon(&self) -> Option<Output> {
         Some(Output::Int(with_rayon(self.n, Board::empty())))

@@ -116,7 +116,7 @@ impl Instance for CgInstance {
         Output::Floats(solve::serial(&self.a, &self.b, self.iterations))
     }
     fn parallel(&self) -> Output {
-        Output::Floats(solve::parallel(Finegrain, &self.a, &self.b, self.iterations))
+        Output::Floats(finegrain::record::region(|| solve::parallel(Finegrain, &self.a, &self.b, self.iterations)))
     }
     fn rayon(&self) -> Option<Output> {
         Some(Output::Floats(solve::parallel(Rayon, &self.a, &self.b, self.iterations)))

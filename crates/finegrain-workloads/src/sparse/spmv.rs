@@ -90,20 +90,22 @@ impl SpMVInstance {
         let a = &self.a;
         let mut x = self.x0.clone();
         let mut y = vec![0.0; x.len()];
-        for _ in 0..self.iters {
-            let out = SharedMut::new(&mut y);
-            let xs = &x;
-            p.for_each_chunk(0..a.nrows, ROWS_PER_TASK, |rows| {
-                // SAFETY: chunks of one loop are disjoint.
-                let ys = unsafe { out.slice(rows.clone()) };
-                finegrain::record::write(ys);
-                a.declare_rows(rows.clone(), xs);
-                for (yi, i) in ys.iter_mut().zip(rows) {
-                    *yi = a.row_dot(i, xs);
-                }
-            });
-            std::mem::swap(&mut x, &mut y);
-        }
+        p.region(|| {
+            for _ in 0..self.iters {
+                let out = SharedMut::new(&mut y);
+                let xs = &x;
+                p.for_each_chunk(0..a.nrows, ROWS_PER_TASK, |rows| {
+                    // SAFETY: chunks of one loop are disjoint.
+                    let ys = unsafe { out.slice(rows.clone()) };
+                    finegrain::record::write(ys);
+                    a.declare_rows(rows.clone(), xs);
+                    for (yi, i) in ys.iter_mut().zip(rows) {
+                        *yi = a.row_dot(i, xs);
+                    }
+                });
+                std::mem::swap(&mut x, &mut y);
+            }
+        });
         Output::Floats(x)
     }
 }

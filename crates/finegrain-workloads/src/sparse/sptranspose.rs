@@ -266,7 +266,7 @@ impl Instance for SpTransposeInstance {
         csr_digest(Serial, &m)
     }
     fn parallel(&self) -> Output {
-        self.run(Finegrain)
+        finegrain::record::region(|| self.run(Finegrain))
     }
     fn rayon(&self) -> Option<Output> {
         Some(self.run(Rayon))

@@ -54,7 +54,7 @@ impl Instance for SvaInstance {
         add::serial(&self.pool, &self.pairs)
     }
     fn parallel(&self) -> Output {
-        add::parallel(Finegrain, &self.pool, &self.pairs)
+        finegrain::record::region(|| add::parallel(Finegrain, &self.pool, &self.pairs))
     }
     fn rayon(&self) -> Option<Output> {
         Some(add::parallel(Rayon, &self.pool, &self.pairs))

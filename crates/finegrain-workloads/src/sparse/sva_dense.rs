@@ -103,7 +103,7 @@ impl Instance for SvaDenseInstance {
         Output::Floats(run(Serial, &self.v1, &self.v2, self.a, self.b, self.iters))
     }
     fn parallel(&self) -> Output {
-        Output::Floats(run(Finegrain, &self.v1, &self.v2, self.a, self.b, self.iters))
+        Output::Floats(finegrain::record::region(|| run(Finegrain, &self.v1, &self.v2, self.a, self.b, self.iters)))
     }
     fn rayon(&self) -> Option<Output> {
         Some(Output::Floats(run(Rayon, &self.v1, &self.v2, self.a, self.b, self.iters)))

@@ -466,7 +466,7 @@ impl Instance for SolveInstance {
         self.output(|r| self.sys.serial(self.dir, r))
     }
     fn parallel(&self) -> Output {
-        self.output(|r| self.sys.graph(&self.plan, r))
+        self.output(|r| finegrain::record::region(|| self.sys.graph(&self.plan, r)))
     }
     fn rayon(&self) -> Option<Output> {
         Some(self.output(|r| self.sys.rayon(&self.plan, r)))

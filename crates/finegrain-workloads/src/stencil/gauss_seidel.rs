@@ -53,9 +53,11 @@ impl Instance for GsInstance {
     }
     fn parallel(&self) -> Output {
         let mut g = self.start.clone();
-        for _ in 0..self.sweeps {
-            g.sweep(Finegrain);
-        }
+        finegrain::record::region(|| {
+            for _ in 0..self.sweeps {
+                g.sweep(Finegrain);
+            }
+        });
         g.digest()
     }
     fn rayon(&self) -> Option<Output> {

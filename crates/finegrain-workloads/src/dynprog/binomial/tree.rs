@@ -96,7 +96,8 @@ impl Instance for TreeInstance {
         Output::Float(Lattice::new(&self.contract).price_serial())
     }
     fn parallel(&self) -> Output {
-        Output::Float(phase(&Lattice::new(&self.contract)))
+        let lattice = Lattice::new(&self.contract);
+        Output::Float(finegrain::record::region(|| phase(&lattice)))
     }
     fn rayon(&self) -> Option<Output> {
         Some(Output::Float(rayon(&Lattice::new(&self.contract))))
