@@ -1,5 +1,6 @@
 //! Where `finegrain sim` gets its task graph: a trace file, a workload
-//! recorded on the spot, or a generator.
+//! recorded on the spot (or taken from the trace cache, `crate::record`), or
+//! a generator.
 
 use crate::cli::SimArgs;
 use finegrain::taskgraph::{TaskGraph, TaskKind};
@@ -29,6 +30,9 @@ impl Source {
             finegrain_sim::trace::synth::check(spec).map_err(|e| e.to_string())?;
             return Ok(Source::Synth(spec.clone()));
         }
+        if a.no_cache {
+            crate::record::disable_cache();
+        }
         let name = a.workload.clone().unwrap_or_else(|| DEFAULT_WORKLOAD.to_string());
         let size = crate::specs::size(&a.size)?;
         crate::specs::workloads(Some(&name))?;
@@ -47,7 +51,7 @@ impl Source {
         match self {
             Source::Trace(p) => finegrain_sim::trace::load(p).map_err(|e| e.to_string()),
             Source::Synth(spec) => finegrain_sim::trace::synth::generate(spec, seed).map_err(|e| e.to_string()),
-            Source::Workload { name, size } => record_workload(name, *size, seed).map(|(g, _)| g),
+            Source::Workload { name, size } => crate::record::cached_trace(name, *size, seed).map(|(g, _)| g),
         }
     }
 }

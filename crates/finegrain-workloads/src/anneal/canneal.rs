@@ -39,7 +39,7 @@ fn dimensions(size: Size) -> (usize, usize) {
     match size {
         Size::Test => (32, 20),
         Size::Small => (256, 60),
-        Size::Full => (512, 100),
+        Size::Full | Size::Paper => (512, 100),
     }
 }
 

@@ -36,11 +36,15 @@ impl Workload for MatMul {
     fn api(&self) -> &'static str {
         "join"
     }
+    fn paper_size(&self) -> bool {
+        true
+    }
     fn prepare(&self, size: Size, seed: u64) -> Box<dyn Instance> {
         let n = match size {
             Size::Test => 64,
             Size::Small => 512,
             Size::Full => 2048,
+            Size::Paper => 4096,
         };
         // Row-major A then row-major B, from one stream, entries in [0, 1).
         let mut g = SplitMix64::new(seed);

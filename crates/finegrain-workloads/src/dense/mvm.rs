@@ -40,11 +40,15 @@ impl Workload for Mvm {
     fn api(&self) -> &'static str {
         "loop"
     }
+    fn paper_size(&self) -> bool {
+        true
+    }
     fn prepare(&self, size: Size, seed: u64) -> Box<dyn Instance> {
         let (n, iters) = match size {
             Size::Test => (40, 6),
             Size::Small => (128, 500),
             Size::Full => (512, 1_500),
+            Size::Paper => (8192, 4),
         };
         Box::new(MvmInstance::generate(n, iters, seed))
     }

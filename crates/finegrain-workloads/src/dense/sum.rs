@@ -28,7 +28,7 @@ impl Workload for Sum {
         let n = match size {
             Size::Test => 100_000,
             Size::Small => 1_000_000,
-            Size::Full => 10_000_000,
+            Size::Full | Size::Paper => 10_000_000,
         };
         Box::new(SumInstance { n, seed })
     }

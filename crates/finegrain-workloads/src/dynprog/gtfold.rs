@@ -29,7 +29,7 @@ fn prepare(schedule: Schedule, size: Size, seed: u64) -> Box<dyn Instance> {
     let n = match size {
         Size::Test => 70,
         Size::Small => 400,
-        Size::Full => 2000,
+        Size::Full | Size::Paper => 2000,
     };
     Box::new(GtfoldInstance { schedule, seq: energy::random_sequence(n, seed) })
 }

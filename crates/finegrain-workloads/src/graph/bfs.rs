@@ -51,7 +51,7 @@ impl Workload for Bfs {
         let (scale, edge_factor, searches) = match size {
             Size::Test => (10, 8, 2),
             Size::Small => (16, 8, 4),
-            Size::Full => (20, 16, 32),
+            Size::Full | Size::Paper => (20, 16, 32),
         };
         let adj = Adj::from_edges(&rmat(scale, edge_factor, seed), Direction::Both);
         // Sources: random vertices that have at least one edge.
@@ -77,7 +77,7 @@ impl Workload for Bfs {
         let searches = match size {
             Size::Test => 2,
             Size::Small => 4,
-            Size::Full => 32,
+            Size::Full | Size::Paper => 32,
         };
         let adj = Adj::from_edges(&input.to_graph()?, Direction::Both);
         let linked: Vec<u32> = (0..adj.num_vertices()).filter(|&v| adj.degree(v) > 0).map(|v| v as u32).collect();

@@ -25,7 +25,7 @@ fn shape(size: Size) -> (usize, usize) {
     match size {
         Size::Test => (8, 16),
         Size::Small => (60, 300),
-        Size::Full => (100, 500),
+        Size::Full | Size::Paper => (100, 500),
     }
 }
 

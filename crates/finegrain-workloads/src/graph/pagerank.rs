@@ -44,11 +44,17 @@ impl Workload for PageRank {
     fn api(&self) -> &'static str {
         "loop"
     }
+    fn paper_size(&self) -> bool {
+        true
+    }
     fn prepare(&self, size: Size, seed: u64) -> Box<dyn Instance> {
         let (scale, edge_factor, iters) = match size {
             Size::Test => (10, 8, 5),
             Size::Small => (15, 8, 10),
             Size::Full => (20, 8, 20),
+            // A wider graph, fewer iterations: each iteration's loops are
+            // what a schedule can spread.
+            Size::Paper => (22, 8, 3),
         };
         Box::new(PageRankInstance::new(&rmat(scale, edge_factor, seed), iters, Some(scale)))
     }
@@ -63,7 +69,7 @@ impl Workload for PageRank {
         let iters = match size {
             Size::Test => 5,
             Size::Small => 10,
-            Size::Full => 20,
+            Size::Full | Size::Paper => 20,
         };
         Ok(Box::new(PageRankInstance::new(&input.to_graph()?, iters, None)))
     }

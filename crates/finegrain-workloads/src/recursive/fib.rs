@@ -25,7 +25,7 @@ impl Workload for Fib {
         let n = match size {
             Size::Test => 20,
             Size::Small => 30,
-            Size::Full => 35,
+            Size::Full | Size::Paper => 35,
         };
         Box::new(FibInstance { n })
     }

@@ -37,7 +37,7 @@ impl Workload for NQueens {
         let n = match size {
             Size::Test => 8,
             Size::Small => 12,
-            Size::Full => 15,
+            Size::Full | Size::Paper => 15,
         };
         Box::new(NQueensInstance { n })
     }

@@ -41,11 +41,15 @@ impl Workload for Uts {
     fn api(&self) -> &'static str {
         "phase"
     }
+    fn paper_size(&self) -> bool {
+        true
+    }
     fn prepare(&self, size: Size, seed: u64) -> Box<dyn Instance> {
         let (root, depth) = match size {
             Size::Test => (16, 6),
             Size::Small => (64, 8),
             Size::Full => (128, 10),
+            Size::Paper => (512, 10),
         };
         Box::new(UtsInstance { tree: Tree::new(seed, 4.0, root, depth) })
     }

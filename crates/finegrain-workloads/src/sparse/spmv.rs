@@ -38,11 +38,15 @@ impl Workload for SpMV {
     fn api(&self) -> &'static str {
         "loop"
     }
+    fn paper_size(&self) -> bool {
+        true
+    }
     fn prepare(&self, size: Size, seed: u64) -> Box<dyn Instance> {
         let (n, k, iters) = match size {
             Size::Test => (2_000, 8, 3),
             Size::Small => (50_000, 16, 5),
             Size::Full => (1 << 19, 16, 20),
+            Size::Paper => (1 << 22, 16, 2),
         };
         let mut g = SplitMix64::new(seed);
         let a = random_csr(n, k, &mut g);
@@ -62,7 +66,7 @@ impl Workload for SpMV {
         let iters = match size {
             Size::Test => 3,
             Size::Small => 5,
-            Size::Full => 20,
+            Size::Full | Size::Paper => 20,
         };
         let mut a = input.to_matrix();
         let norm = (0..a.nrows).map(|i| a.row(i).1.iter().map(|v| v.abs()).sum::<f64>()).fold(0.0, f64::max);

@@ -44,11 +44,15 @@ impl Workload for DenseVectorAdd {
     fn api(&self) -> &'static str {
         "loop"
     }
+    fn paper_size(&self) -> bool {
+        true
+    }
     fn prepare(&self, size: Size, seed: u64) -> Box<dyn Instance> {
         let (n, iters) = match size {
             Size::Test => (1_000, 20),
             Size::Small => (4_096, 20_000),
             Size::Full => (16_384, 40_000),
+            Size::Paper => (1 << 22, 20),
         };
         Box::new(SvaDenseInstance::generate(n, iters, seed))
     }

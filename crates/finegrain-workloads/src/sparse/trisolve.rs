@@ -417,7 +417,7 @@ fn solves(size: Size) -> usize {
     match size {
         Size::Test => 2,
         Size::Small => 16,
-        Size::Full => 30,
+        Size::Full | Size::Paper => 30,
     }
 }
 

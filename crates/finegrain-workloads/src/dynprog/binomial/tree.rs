@@ -66,7 +66,7 @@ impl Workload for Binomial {
         let steps = match size {
             Size::Test => 512,
             Size::Small => 2048,
-            Size::Full => 24576,
+            Size::Full | Size::Paper => 24576,
         };
         let mut rng = crate::support::rng::SplitMix64::new(seed ^ 0x6274_7472_6565);
         let contract = Contract {

@@ -70,7 +70,7 @@ pub(super) fn generated(size: Size) -> Kind {
     match size {
         Size::Test => Kind::BlockAngular { blocks: 8, side: 8, linking: 8 },
         Size::Small => Kind::BlockAngular { blocks: 16, side: 30, linking: 30 },
-        Size::Full => Kind::BlockAngular { blocks: 64, side: 56, linking: 60 },
+        Size::Full | Size::Paper => Kind::BlockAngular { blocks: 64, side: 56, linking: 60 },
     }
 }
 
