@@ -16,8 +16,7 @@ use crate::{Instance, Output, Size, Workload};
 /// solutions differ by rounding; relative to the largest entry, this much.
 const TOLERANCE: f64 = 1e-9;
 
-/// CG iterations at every size but `paper`, whose trace keeps 4 (its loops are
-/// what a schedule spreads; more iterations only lengthen the trace).
+/// CG iterations at every size.
 const ITERATIONS: usize = 60;
 
 pub struct ConjugateGradient;
@@ -35,15 +34,11 @@ impl Workload for ConjugateGradient {
     fn api(&self) -> &'static str {
         "reduce"
     }
-    fn paper_size(&self) -> bool {
-        true
-    }
     fn prepare(&self, size: Size, seed: u64) -> Box<dyn Instance> {
         let (side, iterations) = match size {
             Size::Test => (24, ITERATIONS),
             Size::Small => (160, ITERATIONS),
-            Size::Full => (800, ITERATIONS),
-            Size::Paper => (2048, 4),
+            Size::Full | Size::Paper => (800, ITERATIONS),
         };
         Box::new(CgInstance::new(matrix::grid_with_links(side, seed), seed, iterations, Some(side)))
     }
