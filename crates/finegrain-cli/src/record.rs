@@ -140,7 +140,14 @@ fn load_cached(path: &Path, name: &str, size: Size, seed: u64) -> Result<Option<
     let g = finegrain_sim::trace::load(path).map_err(|e| format!("cached trace {} does not load ({e})", path.display()))?;
     let m = &g.meta;
     if m.workload != name || m.size != size.name() || m.seed != seed {
-        return Err(format!("cached trace {} holds {} ({}, seed {}), not {name} ({}, seed {seed})", path.display(), m.workload, m.size, m.seed, size.name()));
+        return Err(format!(
+            "cached trace {} holds {} ({}, seed {}), not {name} ({}, seed {seed})",
+            path.display(),
+            m.workload,
+            m.size,
+            m.seed,
+            size.name()
+        ));
     }
     Ok(Some(g))
 }

@@ -162,11 +162,7 @@ pub fn work_span(g: &TaskGraph) -> WorkSpan {
     }
 
     let work = g.total_cycles();
-    let root_work = if n == 0 {
-        0
-    } else {
-        g.steps_of(0).iter().map(|s| if let Step::Work { cycles, .. } = s { *cycles } else { 0 }).sum()
-    };
+    let root_work = if n == 0 { 0 } else { g.steps_of(0).iter().map(|s| if let Step::Work { cycles, .. } = s { *cycles } else { 0 }).sum() };
     let ratio = |a: u64, b: u64| if b == 0 { 0.0 } else { a as f64 / b as f64 };
     WorkSpan { work, span, parallelism: ratio(work, span), root_work, serial_share: ratio(root_work, work), stuck: n - finished }
 }

@@ -10,9 +10,9 @@
 //! stolen.
 
 use super::table::{hash, Matches, Table, Tuple};
-use crate::support::zeroed::zeroed;
 use crate::par::Par;
 use crate::support::shared::SharedMut;
+use crate::support::zeroed::zeroed;
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 
 /// Tuples per partitioning task.

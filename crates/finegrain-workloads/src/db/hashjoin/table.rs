@@ -11,7 +11,6 @@ pub struct Tuple {
 
 const EMPTY: u32 = u32::MAX;
 
-
 // SAFETY: two integers.
 unsafe impl crate::support::zeroed::Zeroable for Tuple {}
 
