@@ -1,6 +1,10 @@
 //! Records in the binary what it was built from: the compiler version and the
 //! git commit. Results must name the rustc and the source that produced the code
 //! being measured, not whatever is on PATH or checked out when it runs.
+//!
+//! It also hashes the sources a recorded trace depends on (the workloads, the
+//! recorder, the task graph), so that the trace cache (`src/record.rs`)
+//! misses when any of them changes: `FINEGRAIN_RECORDING_SOURCES`.
 
 use std::path::Path;
 use std::process::Command;
@@ -8,6 +12,39 @@ use std::process::Command;
 fn output(cmd: &mut Command) -> Option<String> {
     let out = cmd.output().ok().filter(|o| o.status.success())?;
     Some(String::from_utf8_lossy(&out.stdout).trim().to_string()).filter(|s| !s.is_empty())
+}
+
+/// FNV-1a over every `.rs` file under `dir`, in path order (path and bytes).
+fn hash_tree(dir: &Path, h: &mut u64) {
+    let mut entries: Vec<_> = std::fs::read_dir(dir).map(|d| d.filter_map(Result::ok).map(|e| e.path()).collect()).unwrap_or_default();
+    entries.sort();
+    for p in entries {
+        if p.is_dir() {
+            hash_tree(&p, h);
+        } else if p.extension().is_some_and(|e| e == "rs") {
+            let name = p.strip_prefix(dir).unwrap_or(&p).to_string_lossy().into_owned();
+            for b in name.bytes().chain(std::fs::read(&p).unwrap_or_default()) {
+                *h = (*h ^ b as u64).wrapping_mul(0x0100_0000_01b3);
+            }
+        }
+    }
+}
+
+fn recording_sources(manifest: &Path) {
+    let crates = manifest.parent().unwrap_or(manifest);
+    let mut h = 0xcbf2_9ce4_8422_2325u64;
+    for part in ["finegrain-workloads/src", "finegrain/src/record", "finegrain/src/taskgraph.rs", "finegrain/src/taskgraph"] {
+        let p = crates.join(part);
+        println!("cargo:rerun-if-changed={}", p.display());
+        if p.is_dir() {
+            hash_tree(&p, &mut h);
+        } else {
+            for b in std::fs::read(&p).unwrap_or_default() {
+                h = (h ^ b as u64).wrapping_mul(0x0100_0000_01b3);
+            }
+        }
+    }
+    println!("cargo:rustc-env=FINEGRAIN_RECORDING_SOURCES={h:016x}");
 }
 
 fn main() {
@@ -19,6 +56,7 @@ fn main() {
     println!("cargo:rustc-env=FINEGRAIN_CLI_PROFILE={}", std::env::var("PROFILE").unwrap_or_default());
 
     let dir = std::env::var("CARGO_MANIFEST_DIR").unwrap_or_else(|_| ".".into());
+    recording_sources(Path::new(&dir));
     let git = |args: &[&str]| output(Command::new("git").arg("-C").arg(&dir).args(args));
     if let Some(commit) = git(&["rev-parse", "HEAD"]) {
         println!("cargo:rustc-env=FINEGRAIN_CLI_GIT_COMMIT={commit}");

@@ -53,7 +53,7 @@ pub struct RecordArgs {
     /// The workload (see `finegrain list`).
     #[arg(long)]
     pub workload: String,
-    /// Input size: test, small or full.
+    /// Input size: test, small, full or paper (the papers' scale; `finegrain list` says which workloads have one).
     #[arg(long, default_value = "small")]
     pub size: String,
     /// Seed of the input generator.
@@ -62,6 +62,10 @@ pub struct RecordArgs {
     /// The trace file to write.
     #[arg(long, value_name = "FILE")]
     pub out: std::path::PathBuf,
+    /// Record anew even if `results/traces/` holds this recording (the cache
+    /// is keyed by workload, size, seed, input and the recording code's sources).
+    #[arg(long)]
+    pub no_cache: bool,
 }
 
 #[derive(Args, Debug, Clone)]
@@ -182,9 +186,12 @@ pub struct SimArgs {
     /// A synthetic task graph, e.g. `tree:depth=16,leaf=2000` (`--synth help` lists the generators).
     #[arg(long, value_name = "SPEC")]
     pub synth: Option<String>,
-    /// Input size of --workload: test, small or full.
+    /// Input size of --workload: test, small, full or paper.
     #[arg(long, default_value = "small")]
     pub size: String,
+    /// Record --workload anew even if `results/traces/` holds its trace.
+    #[arg(long)]
+    pub no_cache: bool,
     /// Seed of the workload's input or the generator, and of the simulated victims.
     #[arg(long, default_value_t = 42)]
     pub seed: u64,

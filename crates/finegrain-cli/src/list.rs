@@ -19,6 +19,9 @@ pub fn main(sizes: &[Size]) {
         print!("  {:<12} input:", "");
         for (i, &s) in sizes.iter().enumerate() {
             print!("{} {}: ", if i > 0 { " |" } else { "" }, s.name());
+            if s == Size::Paper && !w.paper_size() {
+                print!("(no paper-scale input: the full one) ");
+            }
             // Show each size as soon as its input is generated: the large ones are slow.
             let _ = out.flush();
             match w.try_prepare(s, 42) {
@@ -30,6 +33,8 @@ pub fn main(sizes: &[Size]) {
     }
     let default: Vec<&str> = crate::specs::default_suite(finegrain_workloads::all()).iter().map(|w| w.name()).collect();
     println!("  default `bench` suite (the first workload of each api): {}", default.join(", "));
+    let paper: Vec<&str> = workloads.iter().filter(|w| w.paper_size()).map(|w| w.name()).collect();
+    println!("  with a `paper` input of their own (the others run `full` for `paper`): {}", paper.join(", "));
     println!("  on a Matrix Market file or an edge list (`bench --input FILE`): {}", finegrain_workloads::INPUT_WORKLOADS.join(", "));
 
     println!();

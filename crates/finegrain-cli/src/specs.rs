@@ -97,7 +97,7 @@ pub fn threads(arg: Option<&str>) -> Result<Vec<usize>, String> {
 
 pub fn size(text: &str) -> Result<Size, String> {
     Size::parse(text.trim()).ok_or_else(|| {
-        let valid: Vec<&str> = Size::ALL.iter().map(|s| s.name()).collect();
+        let valid: Vec<&str> = Size::EVERY.iter().map(|s| s.name()).collect();
         format!("unknown size {text:?}; valid sizes: {}", valid.join(", "))
     })
 }
@@ -189,5 +189,7 @@ mod tests {
     fn sizes() {
         assert_eq!(size("test").unwrap(), Size::Test);
         assert!(size("huge").unwrap_err().contains("small"));
+        assert_eq!(size("paper").unwrap(), Size::Paper);
+        assert!(size("huge").unwrap_err().contains("paper"));
     }
 }

@@ -78,25 +78,36 @@ pub mod util {
 
 /// Input size: `Test` for unit tests (milliseconds), `Small` for quick runs,
 /// `Full` for timing: large enough that a serial run takes long next to the
-/// runtime's start-up and measurement noise.
+/// runtime's start-up and measurement noise. `Paper` is the scale of the
+/// papers' many-core evaluations, for recording traces to simulate
+/// (`finegrain record`): an input whose trace has a parallelism of at least
+/// ten times the largest thread count a claim uses, or the paper's own input
+/// where it states one. Workloads without an input of that scale
+/// ([`Workload::paper_size`] false) run `Full` for `Paper`.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
 pub enum Size {
     Test,
     Small,
     Full,
+    Paper,
 }
 
 impl Size {
+    /// The sizes tests and benchmark sweeps loop over: `Paper` is left out
+    /// (its inputs take up to a minute each to record).
     pub const ALL: [Size; 3] = [Size::Test, Size::Small, Size::Full];
+    /// Every size, `Paper` included (what the command line accepts).
+    pub const EVERY: [Size; 4] = [Size::Test, Size::Small, Size::Full, Size::Paper];
     pub fn name(self) -> &'static str {
         match self {
             Size::Test => "test",
             Size::Small => "small",
             Size::Full => "full",
+            Size::Paper => "paper",
         }
     }
     pub fn parse(s: &str) -> Option<Size> {
-        Size::ALL.into_iter().find(|x| x.name() == s)
+        Size::EVERY.into_iter().find(|x| x.name() == s)
     }
 }
 
@@ -135,6 +146,11 @@ pub trait Workload: Send + Sync {
     fn source(&self) -> &'static str;
     /// Which API it exercises: "join", "scope", "loop", "reduce", "phase", "graph", "loop-2d".
     fn api(&self) -> &'static str;
+    /// Whether [`Size::Paper`] is an input of its own, at the scale of the
+    /// papers' many-core evaluations; otherwise `Paper` runs the `Full` input.
+    fn paper_size(&self) -> bool {
+        false
+    }
     /// Generate the input for `size` from `seed` (deterministic).
     ///
     /// Panics where [`Workload::try_prepare`] returns an error.

@@ -36,6 +36,10 @@
 //! owns elements 40..48" into a `&mut` of those elements, relying on every
 //! backend passing pairwise disjoint ranges.
 //!
+//! The measured region: [`Par::region`] marks the part of a kernel a paper
+//! times (the workloads keep input copies, buffer set-up and result digests
+//! outside it), so that a recording charges the parallel phase alone.
+//!
 //! Programs that need more than forks and 1-D loops (`scope`, `phase`,
 //! `Graph`, `for_each_2d`) call finegrain directly; [`fill_2d`] is the one
 //! finegrain-only helper kept here, next to the other disjoint-write loops.
@@ -51,6 +55,14 @@ use std::ops::Range;
 /// accumulator, starting from `identity()`, and combine the accumulators in
 /// iteration order, so `combine` needs to be associative but not commutative.
 pub trait Par: Copy + Send + Sync {
+    /// Run `f` as the measured region, the part a paper times: while
+    /// `finegrain record` records, the set-up and verification around it are
+    /// left out of the trace (`finegrain::record::region`); otherwise a
+    /// plain call after one thread-local check, under every backend.
+    fn region<R>(self, f: impl FnOnce() -> R) -> R {
+        finegrain::record::region(f)
+    }
+
     /// Run `a` and `b`, possibly in parallel.
     fn join<A, B, RA, RB>(self, a: A, b: B) -> (RA, RB)
     where

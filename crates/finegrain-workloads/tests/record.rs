@@ -1,6 +1,7 @@
 //! Every workload records (`finegrain::record`) at the test size: the
 //! recorded run's result matches the serial reference, the graph validates,
-//! and every workload but the pure computations declares a footprint.
+//! every workload but the pure computations declares a footprint, and every
+//! workload marks its measured region (`finegrain::record::region`).
 
 use finegrain::taskgraph::{Clock, LineMap, Meta};
 use finegrain_workloads::Size;
@@ -28,6 +29,7 @@ fn every_workload_records_and_declares_its_footprint() {
         inst.check(&reference, &got).unwrap_or_else(|e| panic!("{}: {e}", w.name()));
         g.validate().unwrap();
         assert!(g.tasks.len() > 1, "{}: no tasks", w.name());
+        assert!(g.meta.region(), "{}: no measured region (finegrain::record::region) in its parallel()", w.name());
         let lines: u64 = g.lines.iter().map(|l| l.count as u64).sum();
         if PURE.contains(&w.name()) {
             assert_eq!(lines, 0, "{}", w.name());

@@ -1,5 +1,6 @@
 //! Where `finegrain sim` gets its task graph: a trace file, a workload
-//! recorded on the spot, or a generator.
+//! recorded on the spot (or taken from the trace cache, `crate::record`), or
+//! a generator.
 
 use crate::cli::SimArgs;
 use finegrain::taskgraph::{TaskGraph, TaskKind};
@@ -29,6 +30,9 @@ impl Source {
             finegrain_sim::trace::synth::check(spec).map_err(|e| e.to_string())?;
             return Ok(Source::Synth(spec.clone()));
         }
+        if a.no_cache {
+            crate::record::disable_cache();
+        }
         let name = a.workload.clone().unwrap_or_else(|| DEFAULT_WORKLOAD.to_string());
         let size = crate::specs::size(&a.size)?;
         crate::specs::workloads(Some(&name))?;
@@ -47,12 +51,14 @@ impl Source {
         match self {
             Source::Trace(p) => finegrain_sim::trace::load(p).map_err(|e| e.to_string()),
             Source::Synth(spec) => finegrain_sim::trace::synth::generate(spec, seed).map_err(|e| e.to_string()),
-            Source::Workload { name, size } => record_workload(name, *size, seed).map(|(g, _)| g),
+            Source::Workload { name, size } => crate::record::cached_trace(name, *size, seed).map(|(g, _)| g),
         }
     }
 }
 
-/// One line about a graph: tasks by kind, loops, work, footprint.
+/// Two lines about a graph: tasks by kind, loops, work, footprint; then its
+/// work, span, parallelism and the root's own share of the work
+/// (`finegrain_sim::trace::work_span`), the bound no policy can pass.
 pub fn describe(g: &TaskGraph) -> String {
     let mut kinds = String::new();
     for k in TaskKind::ALL {
@@ -63,7 +69,7 @@ pub fn describe(g: &TaskGraph) -> String {
     }
     let lines: u64 = g.lines.iter().map(|l| l.count as u64).sum();
     format!(
-        "task graph {} ({}): {} tasks ({} ), {} loops, {:.2} M work cycles, {} line runs ({:.2} M lines)",
+        "task graph {} ({}): {} tasks ({} ), {} loops, {:.2} M work cycles, {} line runs ({:.2} M lines)\n  {}",
         g.meta.workload,
         g.meta.size,
         g.tasks.len(),
@@ -71,7 +77,8 @@ pub fn describe(g: &TaskGraph) -> String {
         g.loops.len(),
         g.total_cycles() as f64 / 1e6,
         g.lines.len(),
-        lines as f64 / 1e6
+        lines as f64 / 1e6,
+        crate::record::span_line(g)
     )
 }
 

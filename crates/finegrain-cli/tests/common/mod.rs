@@ -5,9 +5,11 @@
 use std::path::PathBuf;
 use std::process::{Command, Output};
 
-/// Run `finegrain` with `args`, stdin closed; returns (exit code, stdout, stderr).
+/// Run `finegrain` with `args`, stdin closed, the trace cache off (tests
+/// leave no `results/traces/` behind); returns (exit code, stdout, stderr).
 pub fn finegrain(args: &[&str]) -> (i32, String, String) {
-    let Output { status, stdout, stderr } = Command::new(env!("CARGO_BIN_EXE_finegrain")).args(args).output().expect("the finegrain binary runs");
+    let Output { status, stdout, stderr } =
+        Command::new(env!("CARGO_BIN_EXE_finegrain")).args(args).env("FINEGRAIN_NO_TRACE_CACHE", "1").output().expect("the finegrain binary runs");
     (status.code().unwrap_or(-1), String::from_utf8_lossy(&stdout).into_owned(), String::from_utf8_lossy(&stderr).into_owned())
 }
 

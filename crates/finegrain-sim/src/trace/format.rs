@@ -28,7 +28,8 @@
 //! declared length.
 //!
 //! **meta**: `workload` string, `size` string, `seed` varint, `clock` varint
-//! (0 = Tsc, 1 = NominalNs, 2 = Synthetic), `cycles_per_ns` as the 8 bytes of
+//! (0 = Tsc, 1 = NominalNs, 2 = Synthetic, 3 = Instructions; a reader of
+//! any version takes all four), `cycles_per_ns` as the 8 bytes of
 //! its IEEE-754 bits (`u64`), `line_map` varint (0 = PagesByFirstTouch,
 //! 1 = Synthetic), `line_cap` varint, `lines_dropped` varint, `note` string,
 //! `latches` varint (the graph's latch count; at most tasks + steps).
@@ -514,12 +515,8 @@ fn dec_meta(c: &mut Cur<'_>) -> Result<(Meta, u64), SimError> {
     let workload = c.string("workload")?;
     let size = c.string("size")?;
     let seed = c.var("seed")?;
-    let clock = match c.var("clock")? {
-        0 => Clock::Tsc,
-        1 => Clock::NominalNs,
-        2 => Clock::Synthetic,
-        v => return Err(c.corrupt(format!("unknown clock tag {v}"))),
-    };
+    let tag = c.var("clock")?;
+    let clock = u8::try_from(tag).ok().and_then(Clock::from_u8).ok_or_else(|| c.corrupt(format!("unknown clock tag {tag}")))?;
     let mut f = [0u8; 8];
     for b in &mut f {
         *b = c.byte("cycles_per_ns")?;

@@ -4,15 +4,19 @@
 //!   [`read_trace`], and [`save`]/[`load`] for files);
 //! - [`synth`]: generators of synthetic task graphs (Task Bench patterns,
 //!   fork-join trees, loops, UTS, and profiles of the ADM paper's workloads),
-//!   by name through [`synth::generate`].
+//!   by name through [`synth::generate`];
+//! - [`span`](mod@span): work, span and parallelism of a graph
+//!   ([`work_span`]), the bound every schedule is held to.
 
 pub mod format;
+pub mod span;
 pub mod synth;
 
 #[cfg(test)]
 mod tests;
 
 pub use format::{read_trace, write_trace};
+pub use span::{work_span, WorkSpan};
 
 use crate::SimError;
 use finegrain::taskgraph::TaskGraph;

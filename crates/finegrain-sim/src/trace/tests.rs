@@ -396,7 +396,7 @@ fn random_graph(seed: u64, size: u32) -> TaskGraph {
     let mut m = meta(words[r.below(6) as usize], words[r.below(6) as usize]);
     m.seed = r.next_u64();
     m.cycles_per_ns = f64::from_bits(r.next_u64() & 0x7fef_ffff_ffff_ffff);
-    m.clock = [Clock::Tsc, Clock::NominalNs, Clock::Synthetic][r.below(3) as usize];
+    m.clock = Clock::ALL[r.below(Clock::ALL.len() as u64) as usize];
     m.line_map = [LineMap::PagesByFirstTouch, LineMap::Synthetic][r.below(2) as usize];
     let mut b = Builder::new(m);
     let lines = |r: &mut Rng| -> Vec<Lines> {

@@ -39,7 +39,7 @@ fn dimensions(size: Size) -> (usize, usize) {
     match size {
         Size::Test => (32, 20),
         Size::Small => (256, 60),
-        Size::Full => (512, 100),
+        Size::Full | Size::Paper => (512, 100),
     }
 }
 
@@ -145,7 +145,7 @@ impl Instance for AsyncInstance {
         self.output(swaps::run(Serial, &self.net, &self.schedule))
     }
     fn parallel(&self) -> Output {
-        self.output(swaps::run(Finegrain, &self.net, &self.schedule))
+        self.output(finegrain::record::region(|| swaps::run(Finegrain, &self.net, &self.schedule)))
     }
     fn rayon(&self) -> Option<Output> {
         Some(self.output(swaps::run(Rayon, &self.net, &self.schedule)))
@@ -183,7 +183,7 @@ impl Instance for BatchInstance {
         batch_output(batch::serial(&self.net, &self.schedule))
     }
     fn parallel(&self) -> Output {
-        batch_output(batch::parallel(Finegrain, &self.net, &self.schedule))
+        batch_output(finegrain::record::region(|| batch::parallel(Finegrain, &self.net, &self.schedule)))
     }
     fn rayon(&self) -> Option<Output> {
         Some(batch_output(batch::parallel(Rayon, &self.net, &self.schedule)))

@@ -27,11 +27,15 @@ impl Workload for HashJoin {
     fn api(&self) -> &'static str {
         "phase"
     }
+    fn paper_size(&self) -> bool {
+        true
+    }
     fn prepare(&self, size: Size, seed: u64) -> Box<dyn Instance> {
         let (build, probe): (usize, usize) = match size {
             Size::Test => (2_000, 8_000),
             Size::Small => (100_000, 400_000),
             Size::Full => (4_000_000, 8_000_000),
+            Size::Paper => (4_000_000, 32_000_000),
         };
         let mut rng = SplitMix64::new(seed ^ 0x6861_7368_6a6f_696e);
         // Build keys cover 0..build with repeats; probe keys reach twice as
@@ -74,10 +78,12 @@ impl Instance for JoinInstance {
         output(m)
     }
     fn parallel(&self) -> Output {
-        let r = partitioned::partition(Finegrain, &self.r, self.bits);
-        let s = partitioned::partition(Finegrain, &self.s, self.bits);
-        let tables = partitioned::build(Finegrain, &r);
-        output(partitioned::probe_finegrain(&tables, &s))
+        output(finegrain::record::region(|| {
+            let r = partitioned::partition(Finegrain, &self.r, self.bits);
+            let s = partitioned::partition(Finegrain, &self.s, self.bits);
+            let tables = partitioned::build(Finegrain, &r);
+            partitioned::probe_finegrain(&tables, &s)
+        }))
     }
     fn rayon(&self) -> Option<Output> {
         let r = partitioned::partition(Rayon, &self.r, self.bits);

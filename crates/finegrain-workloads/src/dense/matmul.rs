@@ -36,11 +36,15 @@ impl Workload for MatMul {
     fn api(&self) -> &'static str {
         "join"
     }
+    fn paper_size(&self) -> bool {
+        true
+    }
     fn prepare(&self, size: Size, seed: u64) -> Box<dyn Instance> {
         let n = match size {
             Size::Test => 64,
             Size::Small => 512,
             Size::Full => 2048,
+            Size::Paper => 4096,
         };
         // Row-major A then row-major B, from one stream, entries in [0, 1).
         let mut g = SplitMix64::new(seed);
@@ -140,7 +144,7 @@ fn leaf(c: &mut [f64], a: &[f64], b: &[f64]) {
 impl MatMulInstance {
     fn run<P: Par>(&self, p: P) -> Output {
         let mut c = vec![0.0; self.n * self.n];
-        multiply_add(p, &mut c, &self.a, &self.b, self.n);
+        p.region(|| multiply_add(p, &mut c, &self.a, &self.b, self.n));
         Output::Floats(from_tiled(&c, self.n))
     }
 }

@@ -40,11 +40,15 @@ impl Workload for Mvm {
     fn api(&self) -> &'static str {
         "loop"
     }
+    fn paper_size(&self) -> bool {
+        true
+    }
     fn prepare(&self, size: Size, seed: u64) -> Box<dyn Instance> {
         let (n, iters) = match size {
             Size::Test => (40, 6),
             Size::Small => (128, 500),
             Size::Full => (512, 1_500),
+            Size::Paper => (8192, 4),
         };
         Box::new(MvmInstance::generate(n, iters, seed))
     }
@@ -112,7 +116,7 @@ impl Instance for MvmInstance {
         Output::Floats(power(Serial, self.n, &self.a, &self.x0, self.iters))
     }
     fn parallel(&self) -> Output {
-        Output::Floats(power(Finegrain, self.n, &self.a, &self.x0, self.iters))
+        Output::Floats(finegrain::record::region(|| power(Finegrain, self.n, &self.a, &self.x0, self.iters)))
     }
     fn rayon(&self) -> Option<Output> {
         Some(Output::Floats(power(Rayon, self.n, &self.a, &self.x0, self.iters)))

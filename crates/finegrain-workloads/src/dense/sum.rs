@@ -28,7 +28,7 @@ impl Workload for Sum {
         let n = match size {
             Size::Test => 100_000,
             Size::Small => 1_000_000,
-            Size::Full => 10_000_000,
+            Size::Full | Size::Paper => 10_000_000,
         };
         Box::new(SumInstance { n, seed })
     }
@@ -58,7 +58,7 @@ impl Instance for SumInstance {
     }
     fn parallel(&self) -> Output {
         let seed = self.seed;
-        Output::Int(finegrain::reduce(0..self.n, || 0u64, |i| f(seed, i), u64::wrapping_add))
+        Output::Int(finegrain::record::region(|| finegrain::reduce(0..self.n, || 0u64, |i| f(seed, i), u64::wrapping_add)))
     }
     fn rayon(&self) -> Option<Output> {
         let seed = self.seed;

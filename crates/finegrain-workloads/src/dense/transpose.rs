@@ -39,7 +39,7 @@ impl Workload for Transpose {
         let (rows, cols, rounds) = match size {
             Size::Test => (100, 173, 3),
             Size::Small => (800, 1200, 3),
-            Size::Full => (2500, 3000, 15),
+            Size::Full | Size::Paper => (2500, 3000, 15),
         };
         let mut g = SplitMix64::new(seed);
         let a = (0..rows * cols).map(|_| g.unit()).collect();
@@ -118,7 +118,7 @@ impl Instance for TransposeInstance {
         self.run(Serial)
     }
     fn parallel(&self) -> Output {
-        self.run(Finegrain)
+        finegrain::record::region(|| self.run(Finegrain))
     }
     fn rayon(&self) -> Option<Output> {
         Some(self.run(Rayon))

@@ -43,7 +43,7 @@ impl Workload for BinomialBatch {
         let (count, deepest) = match size {
             Size::Test => (40, 2 * DEEP),
             Size::Small => (800, 2 * DEEP),
-            Size::Full => (12_000, 4096),
+            Size::Full | Size::Paper => (12_000, 4096),
         };
         let mut rng = SplitMix64::new(seed ^ 0x6269_6e6f_6d69_616c);
         let contracts = (0..count).map(|k| contract(&mut rng, if k % 200 == 7 { Some(deepest) } else { None })).collect();
@@ -96,7 +96,7 @@ impl Instance for BinomialInstance {
         Output::Floats(self.contracts.iter().map(|c| Lattice::new(c).price_serial()).collect())
     }
     fn parallel(&self) -> Output {
-        self.parallel_on(Finegrain)
+        finegrain::record::region(|| self.parallel_on(Finegrain))
     }
     fn rayon(&self) -> Option<Output> {
         Some(self.parallel_on(Rayon))

@@ -29,7 +29,7 @@ fn prepare(schedule: Schedule, size: Size, seed: u64) -> Box<dyn Instance> {
     let n = match size {
         Size::Test => 70,
         Size::Small => 400,
-        Size::Full => 2000,
+        Size::Full | Size::Paper => 2000,
     };
     Box::new(GtfoldInstance { schedule, seq: energy::random_sequence(n, seed) })
 }
@@ -90,7 +90,7 @@ impl Instance for GtfoldInstance {
     }
     fn parallel(&self) -> Output {
         digest(match self.schedule {
-            Schedule::Diagonals => wavefront::parallel(Finegrain, &self.seq),
+            Schedule::Diagonals => finegrain::record::region(|| wavefront::parallel(Finegrain, &self.seq)),
             Schedule::Dataflow => dataflow::phase(&self.seq),
         })
     }

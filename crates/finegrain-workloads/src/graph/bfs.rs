@@ -51,7 +51,7 @@ impl Workload for Bfs {
         let (scale, edge_factor, searches) = match size {
             Size::Test => (10, 8, 2),
             Size::Small => (16, 8, 4),
-            Size::Full => (20, 16, 32),
+            Size::Full | Size::Paper => (20, 16, 32),
         };
         let adj = Adj::from_edges(&rmat(scale, edge_factor, seed), Direction::Both);
         // Sources: random vertices that have at least one edge.
@@ -77,7 +77,7 @@ impl Workload for Bfs {
         let searches = match size {
             Size::Test => 2,
             Size::Small => 4,
-            Size::Full => 32,
+            Size::Full | Size::Paper => 32,
         };
         let adj = Adj::from_edges(&input.to_graph()?, Direction::Both);
         let linked: Vec<u32> = (0..adj.num_vertices()).filter(|&v| adj.degree(v) > 0).map(|v| v as u32).collect();
@@ -265,7 +265,7 @@ impl Instance for BfsInstance {
         self.levels_digest(Serial, |s| bfs_serial(&self.adj, s))
     }
     fn parallel(&self) -> Output {
-        self.levels_digest(Finegrain, |s| bfs_parallel(Finegrain, &self.adj, s))
+        self.levels_digest(Finegrain, |s| finegrain::record::region(|| bfs_parallel(Finegrain, &self.adj, s)))
     }
     fn rayon(&self) -> Option<Output> {
         Some(self.levels_digest(Rayon, |s| bfs_parallel(Rayon, &self.adj, s)))

@@ -25,7 +25,7 @@ fn shape(size: Size) -> (usize, usize) {
     match size {
         Size::Test => (8, 16),
         Size::Small => (60, 300),
-        Size::Full => (100, 500),
+        Size::Full | Size::Paper => (100, 500),
     }
 }
 
@@ -64,7 +64,7 @@ impl Instance for MaxFlowInstance {
         Output::Int(serial::max_flow(&self.net).0 as u64)
     }
     fn parallel(&self) -> Output {
-        Output::Int(synchronous::max_flow(Finegrain, &self.net) as u64)
+        Output::Int(finegrain::record::region(|| synchronous::max_flow(Finegrain, &self.net)) as u64)
     }
     fn rayon(&self) -> Option<Output> {
         Some(Output::Int(synchronous::max_flow(Rayon, &self.net) as u64))

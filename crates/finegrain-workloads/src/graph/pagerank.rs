@@ -44,11 +44,17 @@ impl Workload for PageRank {
     fn api(&self) -> &'static str {
         "loop"
     }
+    fn paper_size(&self) -> bool {
+        true
+    }
     fn prepare(&self, size: Size, seed: u64) -> Box<dyn Instance> {
         let (scale, edge_factor, iters) = match size {
             Size::Test => (10, 8, 5),
             Size::Small => (15, 8, 10),
             Size::Full => (20, 8, 20),
+            // A wider graph, fewer iterations: each iteration's loops are
+            // what a schedule can spread.
+            Size::Paper => (22, 8, 3),
         };
         Box::new(PageRankInstance::new(&rmat(scale, edge_factor, seed), iters, Some(scale)))
     }
@@ -63,7 +69,7 @@ impl Workload for PageRank {
         let iters = match size {
             Size::Test => 5,
             Size::Small => 10,
-            Size::Full => 20,
+            Size::Full | Size::Paper => 20,
         };
         Ok(Box::new(PageRankInstance::new(&input.to_graph()?, iters, None)))
     }
@@ -111,66 +117,68 @@ impl PageRankInstance {
         let n = self.n();
         let mut rank = vec![1.0 / n as f64; n];
         let mut contrib = vec![0.0; n];
-        for _ in 0..self.iters {
-            let dangling = {
-                let c = SharedMut::new(&mut contrib);
-                let rank = &rank;
-                p.fold_chunks(
-                    0..n,
-                    GRAIN,
-                    || 0.0,
-                    |mut lost, r| {
-                        finegrain::record::declare(|| {
-                            finegrain::record::read(&rank[r.clone()]);
-                            finegrain::record::read(&self.out_degree[r.clone()]);
-                            c.declare_write(r.clone());
-                        });
-                        for u in r {
-                            // SAFETY: each index belongs to one chunk.
-                            unsafe { c.write(u, self.contribution(rank[u], u)) };
-                            if self.out_degree[u] == 0 {
-                                lost += rank[u];
+        p.region(|| {
+            for _ in 0..self.iters {
+                let dangling = {
+                    let c = SharedMut::new(&mut contrib);
+                    let rank = &rank;
+                    p.fold_chunks(
+                        0..n,
+                        GRAIN,
+                        || 0.0,
+                        |mut lost, r| {
+                            finegrain::record::declare(|| {
+                                finegrain::record::read(&rank[r.clone()]);
+                                finegrain::record::read(&self.out_degree[r.clone()]);
+                                c.declare_write(r.clone());
+                            });
+                            for u in r {
+                                // SAFETY: each index belongs to one chunk.
+                                unsafe { c.write(u, self.contribution(rank[u], u)) };
+                                if self.out_degree[u] == 0 {
+                                    lost += rank[u];
+                                }
                             }
+                            lost
+                        },
+                        |a, b| a + b,
+                    )
+                };
+                let base = self.base(dangling);
+                let r = SharedMut::new(&mut rank);
+                let contrib = &contrib;
+                p.for_each_chunk(0..n, GRAIN, |vs| {
+                    // SAFETY: chunks are disjoint.
+                    let out = unsafe { r.slice(vs.clone()) };
+                    finegrain::record::declare(|| {
+                        // Nested pulls declare their own reads.
+                        let adj = &self.in_adj;
+                        finegrain::record::write(out);
+                        finegrain::record::read(&adj.offsets[vs.start..vs.end + 1]);
+                        for nb in vs.clone().map(|v| adj.neighbors(v)).filter(|nb| nb.len() <= NESTED_DEGREE) {
+                            finegrain::record::read(nb);
+                            finegrain::record::read_elements(contrib, nb.iter().map(|&u| u as usize));
                         }
-                        lost
-                    },
-                    |a, b| a + b,
-                )
-            };
-            let base = self.base(dangling);
-            let r = SharedMut::new(&mut rank);
-            let contrib = &contrib;
-            p.for_each_chunk(0..n, GRAIN, |vs| {
-                // SAFETY: chunks are disjoint.
-                let out = unsafe { r.slice(vs.clone()) };
-                finegrain::record::declare(|| {
-                    // Nested pulls declare their own reads.
-                    let adj = &self.in_adj;
-                    finegrain::record::write(out);
-                    finegrain::record::read(&adj.offsets[vs.start..vs.end + 1]);
-                    for nb in vs.clone().map(|v| adj.neighbors(v)).filter(|nb| nb.len() <= NESTED_DEGREE) {
-                        finegrain::record::read(nb);
-                        finegrain::record::read_elements(contrib, nb.iter().map(|&u| u as usize));
+                    });
+                    for (x, v) in out.iter_mut().zip(vs) {
+                        let nb = self.in_adj.neighbors(v);
+                        let pulled = if nb.len() > NESTED_DEGREE {
+                            let pull = |s, r: std::ops::Range<usize>| {
+                                finegrain::record::declare(|| {
+                                    finegrain::record::read(&nb[r.clone()]);
+                                    finegrain::record::read_elements(contrib, nb[r.clone()].iter().map(|&u| u as usize));
+                                });
+                                nb[r].iter().fold(s, |s, &u| s + contrib[u as usize])
+                            };
+                            p.fold_chunks(0..nb.len(), GRAIN, || 0.0, pull, |a, b| a + b)
+                        } else {
+                            nb.iter().map(|&u| contrib[u as usize]).sum()
+                        };
+                        *x = base + DAMPING * pulled;
                     }
                 });
-                for (x, v) in out.iter_mut().zip(vs) {
-                    let nb = self.in_adj.neighbors(v);
-                    let pulled = if nb.len() > NESTED_DEGREE {
-                        let pull = |s, r: std::ops::Range<usize>| {
-                            finegrain::record::declare(|| {
-                                finegrain::record::read(&nb[r.clone()]);
-                                finegrain::record::read_elements(contrib, nb[r.clone()].iter().map(|&u| u as usize));
-                            });
-                            nb[r].iter().fold(s, |s, &u| s + contrib[u as usize])
-                        };
-                        p.fold_chunks(0..nb.len(), GRAIN, || 0.0, pull, |a, b| a + b)
-                    } else {
-                        nb.iter().map(|&u| contrib[u as usize]).sum()
-                    };
-                    *x = base + DAMPING * pulled;
-                }
-            });
-        }
+            }
+        });
         Output::Floats(rank)
     }
 }

@@ -33,6 +33,9 @@ impl Workload for Canny {
     fn api(&self) -> &'static str {
         "loop-2d"
     }
+    fn paper_size(&self) -> bool {
+        true
+    }
     fn prepare(&self, size: Size, seed: u64) -> Box<dyn Instance> {
         self.try_prepare(size, seed).unwrap_or_else(|e| panic!("{e}"))
     }
@@ -55,6 +58,7 @@ impl Workload for Canny {
             Size::Test => (64, 48),
             Size::Small => (1024, 768),
             Size::Full => (4096, 3072),
+            Size::Paper => (8192, 6144),
         };
         let pixels = synth::scene(width, height, seed);
         Ok(Box::new(CannyInstance { dims: Dims { width, height }, pixels, origin: "synthetic".into() }))
@@ -84,8 +88,11 @@ impl Instance for CannyInstance {
         edge_digest(&class)
     }
     fn parallel(&self) -> Output {
-        let mut class = pipeline::classify_finegrain(self.dims, &self.pixels);
-        hysteresis::finegrain(self.dims, &mut class);
+        let class = finegrain::record::region(|| {
+            let mut class = pipeline::classify_finegrain(self.dims, &self.pixels);
+            hysteresis::finegrain(self.dims, &mut class);
+            class
+        });
         edge_digest(&class)
     }
     fn rayon(&self) -> Option<Output> {

@@ -67,7 +67,7 @@ impl Workload for Barnes {
         let n = match size {
             Size::Test => 2_000,
             Size::Small => 4_000,
-            Size::Full => 40_000,
+            Size::Full | Size::Paper => 40_000,
         };
         Box::new(BarnesInstance::generate(n, seed, self.hint))
     }

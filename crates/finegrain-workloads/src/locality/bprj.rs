@@ -67,7 +67,7 @@ impl Workload for Bprj {
         let (n, p) = match size {
             Size::Test => (32, 16),
             Size::Small => (64, 24),
-            Size::Full => (128, 128),
+            Size::Full | Size::Paper => (128, 128),
         };
         Box::new(BprjInstance::generate(n, p, seed, self.hint))
     }

@@ -77,7 +77,7 @@ impl Workload for Brmap {
         let (w, h, frames) = match size {
             Size::Test => (96, 64, 2),
             Size::Small => (512, 384, 2),
-            Size::Full => (2048, 1536, 4),
+            Size::Full | Size::Paper => (2048, 1536, 4),
         };
         Box::new(BrmapInstance::generate(w, h, frames, seed, self.hint))
     }

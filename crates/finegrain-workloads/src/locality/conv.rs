@@ -62,7 +62,7 @@ impl Workload for Conv {
         let (w, h, block, passes) = match size {
             Size::Test => (96, 64, 16, 2),
             Size::Small => (1024, 1024, 16, 2),
-            Size::Full => (4096, 4096, 32, 8),
+            Size::Full | Size::Paper => (4096, 4096, 32, 8),
         };
         Box::new(ConvInstance::generate(w, h, block, passes, seed, self.hint))
     }

@@ -83,7 +83,7 @@ impl Workload for Ft {
         let dims = match size {
             Size::Test => [16, 16, 16],
             Size::Small => [64, 64, 64],
-            Size::Full => [128, 128, 128],
+            Size::Full | Size::Paper => [128, 128, 128],
         };
         Box::new(FtInstance::generate(dims, seed, self.hint))
     }

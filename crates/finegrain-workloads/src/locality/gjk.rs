@@ -83,7 +83,7 @@ impl Workload for Gjk {
         let (clusters, per_cluster, frames) = match size {
             Size::Test => (4, 40, 2),
             Size::Small => (40, 100, 2),
-            Size::Full => (160, 100, 6),
+            Size::Full | Size::Paper => (160, 100, 6),
         };
         Box::new(GjkInstance::generate(clusters, per_cluster, frames, seed, self.hint))
     }

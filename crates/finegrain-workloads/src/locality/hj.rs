@@ -62,7 +62,7 @@ impl Workload for Hj {
         let (build, probes, block) = match size {
             Size::Test => (1 << 12, 1 << 14, 64),
             Size::Small => (1 << 16, 1 << 19, 128),
-            Size::Full => (1 << 20, 1 << 23, 256),
+            Size::Full | Size::Paper => (1 << 20, 1 << 23, 256),
         };
         Box::new(HjInstance::generate(build, probes, block, seed, self.hint))
     }

@@ -60,7 +60,7 @@ impl Workload for Mmm {
         let (n, b) = match size {
             Size::Test => (96, 16),
             Size::Small => (384, 32),
-            Size::Full => (1280, 32),
+            Size::Full | Size::Paper => (1280, 32),
         };
         let mut rng = SplitMix64::new(seed ^ 0x006d_6d6d);
         let a = (0..n * n).map(|_| rng.unit()).collect();

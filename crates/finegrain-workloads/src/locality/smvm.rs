@@ -62,7 +62,7 @@ impl Workload for Smvm {
         let (n, rows_per_task, iters) = match size {
             Size::Test => (4096, 8, 3),
             Size::Small => (1 << 16, 8, 12),
-            Size::Full => (1 << 18, 8, 80),
+            Size::Full | Size::Paper => (1 << 18, 8, 80),
         };
         Box::new(SmvmInstance::generate(n, rows_per_task, iters, seed, self.hint))
     }

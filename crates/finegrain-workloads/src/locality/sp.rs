@@ -77,7 +77,7 @@ impl Workload for Sp {
         let (n, steps) = match size {
             Size::Test => (12, 1),
             Size::Small => (48, 3),
-            Size::Full => (96, 2),
+            Size::Full | Size::Paper => (96, 2),
         };
         Box::new(SpInstance::generate(n, steps, seed, self.hint))
     }

@@ -88,7 +88,7 @@ impl Workload for Sph {
         let (cells, steps) = match size {
             Size::Test => ([6, 6, 5], 2),
             Size::Small => ([16, 12, 12], 2),
-            Size::Full => ([32, 24, 24], 6),
+            Size::Full | Size::Paper => ([32, 24, 24], 6),
         };
         Box::new(SphInstance::dam_break(cells, steps, seed, self.hint))
     }

@@ -95,6 +95,9 @@ impl Workload for GamePhysics {
     fn api(&self) -> &'static str {
         "phase"
     }
+    fn paper_size(&self) -> bool {
+        true
+    }
     fn prepare(&self, size: Size, seed: u64) -> Box<dyn Instance> {
         self.try_prepare(size, seed).unwrap_or_else(|e| panic!("gps: {e}"))
     }
@@ -104,6 +107,8 @@ impl Workload for GamePhysics {
             Size::Test => (64, 720, 2),
             Size::Small => (800, 14_859, 10),
             Size::Full => (4_907, 96_327, 8),
+            // Carbon's model4 with its 20 iterations (Table 2).
+            Size::Paper => (4_907, 96_327, 20),
         };
         let scene = Scene::generate(bodies, constraints / 3, seed)?;
         Ok(Box::new(GpsInstance { scene, steps }))
@@ -179,7 +184,7 @@ impl Instance for GpsInstance {
         output(solve::serial(&self.scene, self.steps, SWEEPS))
     }
     fn parallel(&self) -> Output {
-        output(solve::parallel(crate::par::Finegrain, &self.scene, self.steps, SWEEPS))
+        output(finegrain::record::region(|| solve::parallel(crate::par::Finegrain, &self.scene, self.steps, SWEEPS)))
     }
     fn rayon(&self) -> Option<Output> {
         Some(output(solve::rayon(&self.scene, self.steps, SWEEPS)))
@@ -251,7 +256,7 @@ mod tests {
             let (bodies, contacts, steps) = match size {
                 Size::Test => (64, 240, 2),
                 Size::Small => (800, 4_953, 10),
-                Size::Full => (4_907, 32_109, 8),
+                Size::Full | Size::Paper => (4_907, 32_109, 8),
             };
             let inst = GpsInstance { scene: Scene::generate(bodies, contacts, seed).unwrap(), steps };
             let reference = inst.serial();

@@ -25,7 +25,7 @@ impl Workload for Fib {
         let n = match size {
             Size::Test => 20,
             Size::Small => 30,
-            Size::Full => 35,
+            Size::Full | Size::Paper => 35,
         };
         Box::new(FibInstance { n })
     }
@@ -66,7 +66,7 @@ impl Instance for FibInstance {
         Output::Int(serial(self.n))
     }
     fn parallel(&self) -> Output {
-        Output::Int(parallel(self.n))
+        Output::Int(finegrain::record::region(|| parallel(self.n)))
     }
     fn rayon(&self) -> Option<Output> {
         Some(Output::Int(with_rayon(self.n)))

@@ -37,7 +37,7 @@ impl Workload for NQueens {
         let n = match size {
             Size::Test => 8,
             Size::Small => 12,
-            Size::Full => 15,
+            Size::Full | Size::Paper => 15,
         };
         Box::new(NQueensInstance { n })
     }
@@ -136,7 +136,7 @@ impl Instance for NQueensInstance {
         Output::Int(serial(self.n, Board::empty()))
     }
     fn parallel(&self) -> Output {
-        Output::Int(parallel(self.n, Board::empty()))
+        Output::Int(finegrain::record::region(|| parallel(self.n, Board::empty())))
     }
     fn rayon(&self) -> Option<Output> {
         Some(Output::Int(with_rayon(self.n, Board::empty())))

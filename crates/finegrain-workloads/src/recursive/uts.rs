@@ -41,11 +41,15 @@ impl Workload for Uts {
     fn api(&self) -> &'static str {
         "phase"
     }
+    fn paper_size(&self) -> bool {
+        true
+    }
     fn prepare(&self, size: Size, seed: u64) -> Box<dyn Instance> {
         let (root, depth) = match size {
             Size::Test => (16, 6),
             Size::Small => (64, 8),
             Size::Full => (128, 10),
+            Size::Paper => (512, 10),
         };
         Box::new(UtsInstance { tree: Tree::new(seed, 4.0, root, depth) })
     }
@@ -144,17 +148,19 @@ impl Instance for UtsInstance {
     fn parallel(&self) -> Output {
         let tree = self.tree;
         let counters: Vec<Counter> = (0..finegrain::current_num_threads()).map(|_| Counter::default()).collect();
-        finegrain::phase([tree.root_node()], |ctx, n: Node| {
-            let found = if tree.is_bottom(n) {
-                tree.count_serial(n)
-            } else {
-                tree.for_children(n, |c| ctx.enqueue(c));
-                1
-            };
-            let w = finegrain::current_worker_index().unwrap_or(0) % counters.len();
-            // Otherwise pure computation (the tree is a hash of its seed).
-            finegrain::record::write(std::slice::from_ref(&counters[w]));
-            counters[w].0.fetch_add(found, Ordering::Relaxed);
+        finegrain::record::region(|| {
+            finegrain::phase([tree.root_node()], |ctx, n: Node| {
+                let found = if tree.is_bottom(n) {
+                    tree.count_serial(n)
+                } else {
+                    tree.for_children(n, |c| ctx.enqueue(c));
+                    1
+                };
+                let w = finegrain::current_worker_index().unwrap_or(0) % counters.len();
+                // Otherwise pure computation (the tree is a hash of its seed).
+                finegrain::record::write(std::slice::from_ref(&counters[w]));
+                counters[w].0.fetch_add(found, Ordering::Relaxed);
+            });
         });
         Output::Int(counters.iter().map(|c| c.0.load(Ordering::Relaxed)).sum())
     }

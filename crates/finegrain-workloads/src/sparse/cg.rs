@@ -38,7 +38,7 @@ impl Workload for ConjugateGradient {
         let (side, iterations) = match size {
             Size::Test => (24, ITERATIONS),
             Size::Small => (160, ITERATIONS),
-            Size::Full => (800, ITERATIONS),
+            Size::Full | Size::Paper => (800, ITERATIONS),
         };
         Box::new(CgInstance::new(matrix::grid_with_links(side, seed), seed, iterations, Some(side)))
     }
@@ -116,7 +116,7 @@ impl Instance for CgInstance {
         Output::Floats(solve::serial(&self.a, &self.b, self.iterations))
     }
     fn parallel(&self) -> Output {
-        Output::Floats(solve::parallel(Finegrain, &self.a, &self.b, self.iterations))
+        Output::Floats(finegrain::record::region(|| solve::parallel(Finegrain, &self.a, &self.b, self.iterations)))
     }
     fn rayon(&self) -> Option<Output> {
         Some(Output::Floats(solve::parallel(Rayon, &self.a, &self.b, self.iterations)))

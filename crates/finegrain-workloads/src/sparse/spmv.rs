@@ -38,11 +38,15 @@ impl Workload for SpMV {
     fn api(&self) -> &'static str {
         "loop"
     }
+    fn paper_size(&self) -> bool {
+        true
+    }
     fn prepare(&self, size: Size, seed: u64) -> Box<dyn Instance> {
         let (n, k, iters) = match size {
             Size::Test => (2_000, 8, 3),
             Size::Small => (50_000, 16, 5),
             Size::Full => (1 << 19, 16, 20),
+            Size::Paper => (1 << 22, 16, 2),
         };
         let mut g = SplitMix64::new(seed);
         let a = random_csr(n, k, &mut g);
@@ -62,7 +66,7 @@ impl Workload for SpMV {
         let iters = match size {
             Size::Test => 3,
             Size::Small => 5,
-            Size::Full => 20,
+            Size::Full | Size::Paper => 20,
         };
         let mut a = input.to_matrix();
         let norm = (0..a.nrows).map(|i| a.row(i).1.iter().map(|v| v.abs()).sum::<f64>()).fold(0.0, f64::max);
@@ -90,20 +94,22 @@ impl SpMVInstance {
         let a = &self.a;
         let mut x = self.x0.clone();
         let mut y = vec![0.0; x.len()];
-        for _ in 0..self.iters {
-            let out = SharedMut::new(&mut y);
-            let xs = &x;
-            p.for_each_chunk(0..a.nrows, ROWS_PER_TASK, |rows| {
-                // SAFETY: chunks of one loop are disjoint.
-                let ys = unsafe { out.slice(rows.clone()) };
-                finegrain::record::write(ys);
-                a.declare_rows(rows.clone(), xs);
-                for (yi, i) in ys.iter_mut().zip(rows) {
-                    *yi = a.row_dot(i, xs);
-                }
-            });
-            std::mem::swap(&mut x, &mut y);
-        }
+        p.region(|| {
+            for _ in 0..self.iters {
+                let out = SharedMut::new(&mut y);
+                let xs = &x;
+                p.for_each_chunk(0..a.nrows, ROWS_PER_TASK, |rows| {
+                    // SAFETY: chunks of one loop are disjoint.
+                    let ys = unsafe { out.slice(rows.clone()) };
+                    finegrain::record::write(ys);
+                    a.declare_rows(rows.clone(), xs);
+                    for (yi, i) in ys.iter_mut().zip(rows) {
+                        *yi = a.row_dot(i, xs);
+                    }
+                });
+                std::mem::swap(&mut x, &mut y);
+            }
+        });
         Output::Floats(x)
     }
 }

@@ -45,7 +45,7 @@ impl Workload for SpTranspose {
         let (n, k, rounds) = match size {
             Size::Test => (2_000, 8, 1),
             Size::Small => (50_000, 16, 1),
-            Size::Full => (3 << 18, 16, 1),
+            Size::Full | Size::Paper => (3 << 18, 16, 1),
         };
         let a = random_csr(n, k, &mut SplitMix64::new(seed));
         Box::new(SpTransposeInstance { a, rounds })
@@ -266,7 +266,7 @@ impl Instance for SpTransposeInstance {
         csr_digest(Serial, &m)
     }
     fn parallel(&self) -> Output {
-        self.run(Finegrain)
+        finegrain::record::region(|| self.run(Finegrain))
     }
     fn rayon(&self) -> Option<Output> {
         Some(self.run(Rayon))

@@ -31,7 +31,7 @@ impl Workload for SparseVectorAdd {
         let (vectors, pairs) = match size {
             Size::Test => (64, 300),
             Size::Small => (2_000, 10_000),
-            Size::Full => (20_000, 300_000),
+            Size::Full | Size::Paper => (20_000, 300_000),
         };
         let mut rng = SplitMix64::new(seed ^ 0x7376_615f_7061_6972);
         let pool = Pool::random(vectors, &mut rng);
@@ -54,7 +54,7 @@ impl Instance for SvaInstance {
         add::serial(&self.pool, &self.pairs)
     }
     fn parallel(&self) -> Output {
-        add::parallel(Finegrain, &self.pool, &self.pairs)
+        finegrain::record::region(|| add::parallel(Finegrain, &self.pool, &self.pairs))
     }
     fn rayon(&self) -> Option<Output> {
         Some(add::parallel(Rayon, &self.pool, &self.pairs))

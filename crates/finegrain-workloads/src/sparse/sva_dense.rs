@@ -44,11 +44,15 @@ impl Workload for DenseVectorAdd {
     fn api(&self) -> &'static str {
         "loop"
     }
+    fn paper_size(&self) -> bool {
+        true
+    }
     fn prepare(&self, size: Size, seed: u64) -> Box<dyn Instance> {
         let (n, iters) = match size {
             Size::Test => (1_000, 20),
             Size::Small => (4_096, 20_000),
             Size::Full => (16_384, 40_000),
+            Size::Paper => (1 << 22, 20),
         };
         Box::new(SvaDenseInstance::generate(n, iters, seed))
     }
@@ -103,7 +107,7 @@ impl Instance for SvaDenseInstance {
         Output::Floats(run(Serial, &self.v1, &self.v2, self.a, self.b, self.iters))
     }
     fn parallel(&self) -> Output {
-        Output::Floats(run(Finegrain, &self.v1, &self.v2, self.a, self.b, self.iters))
+        Output::Floats(finegrain::record::region(|| run(Finegrain, &self.v1, &self.v2, self.a, self.b, self.iters)))
     }
     fn rayon(&self) -> Option<Output> {
         Some(Output::Floats(run(Rayon, &self.v1, &self.v2, self.a, self.b, self.iters)))

@@ -417,7 +417,7 @@ fn solves(size: Size) -> usize {
     match size {
         Size::Test => 2,
         Size::Small => 16,
-        Size::Full => 30,
+        Size::Full | Size::Paper => 30,
     }
 }
 
@@ -466,7 +466,7 @@ impl Instance for SolveInstance {
         self.output(|r| self.sys.serial(self.dir, r))
     }
     fn parallel(&self) -> Output {
-        self.output(|r| self.sys.graph(&self.plan, r))
+        self.output(|r| finegrain::record::region(|| self.sys.graph(&self.plan, r)))
     }
     fn rayon(&self) -> Option<Output> {
         Some(self.output(|r| self.sys.rayon(&self.plan, r)))

@@ -10,3 +10,4 @@ pub mod pgm;
 pub mod rng;
 pub mod shared;
 pub mod tolerance;
+pub mod zeroed;

@@ -69,6 +69,10 @@
 //! bound; reductions written per element (`Par::reduce`: cg's dot products,
 //! canneal's final cost) declare nothing.
 //!
+//! **The measured region.** [`region`] marks the part of the program a
+//! paper times; when a recording has one, only the work and footprints
+//! inside regions are kept (`region.rs`).
+//!
 //! What a recording cannot show: programs whose task set depends on the
 //! schedule are recorded as their serial run (maxflow's active sets, UTS's
 //! and canny's phases, bfs's frontiers, cilksort's and hashjoin's data-
@@ -80,8 +84,10 @@
 
 mod clock;
 mod probe;
+mod region;
 mod state;
 
+pub use region::{measured, region};
 pub use state::{LINE_CAP, LOOP_THREADS, MAX_LEAVES};
 pub(crate) use probe::probe;
 pub(crate) use state::{edge, fold, join, new_latch, node_task, run_as, space, spawn_existing, spawn_task, switch_to, task_lines, wait};

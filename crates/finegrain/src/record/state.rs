@@ -38,6 +38,11 @@ pub(crate) struct Recorder {
     pages: HashMap<usize, u64>,
     dropped: u64,
     started: (u64, Instant),
+    /// Regions (`super::region`) open around the running code.
+    pub(crate) region_depth: u32,
+    /// A region has been entered: from then on only work inside regions is
+    /// kept.
+    pub(crate) region_seen: bool,
 }
 
 impl Recorder {
@@ -56,6 +61,8 @@ impl Recorder {
             pages: HashMap::new(),
             dropped: 0,
             started: (clock::now(), Instant::now()),
+            region_depth: 0,
+            region_seen: false,
         }
     }
 
@@ -63,7 +70,9 @@ impl Recorder {
     /// reached the recorder, so the hook's own cost is not the task's).
     fn close(&mut self, now: u64) {
         let cycles = now.saturating_sub(self.mark);
-        if cycles > 0 || !self.lines.is_empty() {
+        if self.outside_region() {
+            // Set-up or verification around the measured region: not charged.
+        } else if cycles > 0 || !self.lines.is_empty() {
             self.b.work(self.cur, cycles, &self.lines);
         }
         self.lines.clear();
@@ -86,8 +95,41 @@ impl Recorder {
         self.mark += clock::now().saturating_sub(t0);
     }
 
+    /// A region has been seen and none is open: work and footprints here are
+    /// dropped.
+    #[inline]
+    fn outside_region(&self) -> bool {
+        self.region_seen && self.region_depth == 0
+    }
+
+    /// Enter a region at `now`. The first region drops everything charged so
+    /// far (the work and lines of every task, the page numbering), so that the
+    /// trace's work and lines are the region's alone; the clock restarts.
+    pub(crate) fn enter_region(&mut self, now: u64) {
+        if self.region_depth == 0 {
+            self.close(now);
+            if !self.region_seen {
+                self.region_seen = true;
+                self.b.drop_work();
+                self.pages.clear();
+                self.dropped = 0;
+            }
+        }
+        self.region_depth += 1;
+        self.resume();
+    }
+
+    /// Leave a region at `now` (read before the recorder's own work).
+    pub(crate) fn exit_region(&mut self, now: u64) {
+        if self.region_depth == 1 {
+            self.close(now);
+        }
+        self.region_depth = self.region_depth.saturating_sub(1);
+        self.resume();
+    }
+
     pub(crate) fn touch(&mut self, addr: usize, bytes: usize, write: bool) {
-        if bytes == 0 {
+        if bytes == 0 || self.outside_region() {
             return;
         }
         let (first, last) = (addr / LINE, (addr + bytes - 1) / LINE);
@@ -140,6 +182,9 @@ impl Recorder {
         let m = self.b.meta_mut();
         m.cycles_per_ns = if ns > 0.0 { clock::now().saturating_sub(c0) as f64 / ns } else { 0.0 };
         m.lines_dropped = self.dropped;
+        if self.region_seen {
+            m.note = crate::taskgraph::Meta::with_region_note(&m.note);
+        }
         self.b.finish()
     }
 }

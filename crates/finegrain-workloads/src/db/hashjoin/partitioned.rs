@@ -11,6 +11,8 @@
 
 use super::table::{hash, Matches, Table, Tuple};
 use crate::par::Par;
+use crate::support::shared::SharedMut;
+use crate::support::zeroed::zeroed;
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 
 /// Tuples per partitioning task.
@@ -67,7 +69,10 @@ pub fn partition<P: Par>(par: P, input: &[Tuple], bits: u32) -> Partitioned {
         }
     }
     start[parts] = total;
-    let out: Vec<AtomicU64> = (0..input.len()).map(|_| AtomicU64::new(0)).collect();
+    // Zeroed pages, first touched by the scatter tasks: no serial pass over
+    // the relation on the task that partitions.
+    let mut tuples = zeroed(input.len());
+    let out = SharedMut::new(&mut tuples);
     par.for_each_segment_mut(&mut offset, &rows, 1, |cs, next| {
         let c = cs.start;
         let chunk = &input[c * CHUNK..((c + 1) * CHUNK).min(input.len())];
@@ -75,20 +80,17 @@ pub fn partition<P: Par>(par: P, input: &[Tuple], bits: u32) -> Partitioned {
             // The chunk, and its run of slots in each partition.
             finegrain::record::read(chunk);
             for (p, &o) in next.iter().enumerate() {
-                finegrain::record::write(&out[o..o + hist[c * parts + p]]);
+                out.declare_write(o..o + hist[c * parts + p]);
             }
         });
         for t in chunk {
             let slot = &mut next[partition_of(t.key, bits)];
-            out[*slot].store((t.key as u64) << 32 | t.payload as u64, Relaxed);
+            // SAFETY: the prefix sum gives each chunk its own slots.
+            unsafe { out.write(*slot, *t) };
             *slot += 1;
         }
     });
-    let tuples = out.into_iter().map(|w| {
-        let w = w.into_inner();
-        Tuple { key: (w >> 32) as u32, payload: w as u32 }
-    });
-    Partitioned { tuples: tuples.collect(), start }
+    Partitioned { tuples, start }
 }
 
 pub fn build<P: Par>(par: P, r: &Partitioned) -> Vec<Table> {

@@ -11,6 +11,9 @@ pub struct Tuple {
 
 const EMPTY: u32 = u32::MAX;
 
+// SAFETY: two integers.
+unsafe impl crate::support::zeroed::Zeroable for Tuple {}
+
 /// Multiplicative hashing (Knuth): the high bits pick a partition, the low
 /// bits a slot, so partitions' tables stay well spread.
 #[inline]

@@ -66,7 +66,7 @@ impl Workload for Binomial {
         let steps = match size {
             Size::Test => 512,
             Size::Small => 2048,
-            Size::Full => 24576,
+            Size::Full | Size::Paper => 24576,
         };
         let mut rng = crate::support::rng::SplitMix64::new(seed ^ 0x6274_7472_6565);
         let contract = Contract {
@@ -96,7 +96,8 @@ impl Instance for TreeInstance {
         Output::Float(Lattice::new(&self.contract).price_serial())
     }
     fn parallel(&self) -> Output {
-        Output::Float(phase(&Lattice::new(&self.contract)))
+        let lattice = Lattice::new(&self.contract);
+        Output::Float(finegrain::record::region(|| phase(&lattice)))
     }
     fn rayon(&self) -> Option<Output> {
         Some(Output::Float(rayon(&Lattice::new(&self.contract))))

@@ -71,8 +71,10 @@ impl Shared<'_> {
 pub fn phase(seq: &[u8]) -> Table {
     let shared = Shared::new(seq);
     let n = seq.len() as u32;
-    finegrain::phase((0..n).map(|d| (d, d)), |ctx, (i, j): (u32, u32)| {
-        shared.run_cell(i as usize, j as usize, |ri, rj| ctx.enqueue((ri as u32, rj as u32)));
+    finegrain::record::region(|| {
+        finegrain::phase((0..n).map(|d| (d, d)), |ctx, (i, j): (u32, u32)| {
+            shared.run_cell(i as usize, j as usize, |ri, rj| ctx.enqueue((ri as u32, rj as u32)));
+        })
     });
     shared.table
 }

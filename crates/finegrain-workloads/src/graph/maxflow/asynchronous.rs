@@ -117,7 +117,8 @@ struct State<'a> {
 
 /// The maximum flow value under finegrain: phases of discharge tasks.
 pub fn max_flow(net: &Network) -> Run {
-    State::new(net, finegrain::current_num_threads()).run(Finegrain, phase_of_tasks)
+    let st = State::new(net, finegrain::current_num_threads());
+    Finegrain.region(|| st.run(Finegrain, phase_of_tasks))
 }
 
 fn phase_of_tasks(st: &State<'_>, active: &[u32]) {

@@ -23,7 +23,8 @@ pub fn classify_finegrain(d: Dims, img: &[f32]) -> Vec<u8> {
     fill_2d(&mut tmp, d.width, img, 0, |x, y| stages::blur_x(d, img, x, y));
     let mut blurred = vec![0.0f32; n];
     fill_2d(&mut blurred, d.width, &tmp, 2, |x, y| stages::blur_y(d, &tmp, x, y));
-    let mut grad = vec![Gradient::default(); n];
+    // Zeroed pages, not a serial pass on the task that starts the detector.
+    let mut grad: Vec<Gradient> = crate::support::zeroed::zeroed(n);
     fill_2d(&mut grad, d.width, &blurred, 1, |x, y| stages::sobel(d, &blurred, x, y));
     // max is exact in any association, so the thresholds match the serial ones.
     let max = Finegrain.reduce_reading(0..n, || 0.0f32, |p| grad[p].magnitude, f32::max, |r| finegrain::record::read(&grad[r]));

@@ -49,6 +49,9 @@ pub struct Gradient {
     pub sector: u8,
 }
 
+// SAFETY: a float and an integer.
+unsafe impl crate::support::zeroed::Zeroable for Gradient {}
+
 #[inline]
 pub fn sobel(d: Dims, img: &[f32], x: usize, y: usize) -> Gradient {
     let (x, y) = (x as isize, y as isize);

@@ -70,7 +70,7 @@ pub(super) fn generated(size: Size) -> Kind {
     match size {
         Size::Test => Kind::BlockAngular { blocks: 8, side: 8, linking: 8 },
         Size::Small => Kind::BlockAngular { blocks: 16, side: 30, linking: 30 },
-        Size::Full => Kind::BlockAngular { blocks: 64, side: 56, linking: 60 },
+        Size::Full | Size::Paper => Kind::BlockAngular { blocks: 64, side: 56, linking: 60 },
     }
 }
 
@@ -165,7 +165,7 @@ impl Instance for CfInstance {
         self.result(numeric::serial(&self.s))
     }
     fn parallel(&self) -> Output {
-        self.result(numeric::graph(&self.s))
+        self.result(finegrain::record::region(|| numeric::graph(&self.s)))
     }
     fn rayon(&self) -> Option<Output> {
         Some(self.result(numeric::rayon(&self.s)))
