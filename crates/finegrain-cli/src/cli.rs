@@ -66,6 +66,9 @@ pub struct RecordArgs {
     /// is keyed by workload, size, seed, input and the recording code's sources).
     #[arg(long)]
     pub no_cache: bool,
+    /// Record the workload this many times and keep each work step's least cost (a step the host preempted in one recording is not in the others).
+    #[arg(long, default_value_t = crate::record::DEFAULT_REPEATS as u16, value_parser = clap::value_parser!(u16).range(1..=100))]
+    pub repeat: u16,
 }
 
 #[derive(Args, Debug, Clone)]
@@ -192,6 +195,9 @@ pub struct SimArgs {
     /// Record --workload anew even if `results/traces/` holds its trace.
     #[arg(long)]
     pub no_cache: bool,
+    /// Record each workload this many times and keep each work step's least cost.
+    #[arg(long, default_value_t = crate::record::DEFAULT_REPEATS as u16, value_parser = clap::value_parser!(u16).range(1..=100))]
+    pub repeat: u16,
     /// Seed of the workload's input or the generator, and of the simulated victims.
     #[arg(long, default_value_t = 42)]
     pub seed: u64,

@@ -21,7 +21,7 @@ use finegrain::taskgraph::{Clock, LineMap, Meta, TaskGraph, TaskKind};
 use finegrain_sim::trace::WorkSpan;
 use finegrain_workloads::Size;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::Instant;
 
 /// Where cached traces live (relative to the working directory).
@@ -34,6 +34,21 @@ const SOURCES: &str = env!("FINEGRAIN_RECORDING_SOURCES");
 
 /// The cache is on unless a command said `--no-cache`.
 static CACHE: AtomicBool = AtomicBool::new(true);
+
+/// Recordings made of each trace, keeping each work step's least cost
+/// (`--repeat`; `TaskGraph::keep_least_costs`): a step the host preempted
+/// in one recording is not in the others.
+pub const DEFAULT_REPEATS: usize = 3;
+static REPEATS: AtomicUsize = AtomicUsize::new(DEFAULT_REPEATS);
+
+/// Record each trace `k` times (at least once) and keep each step's least cost.
+pub fn set_repeats(k: usize) {
+    REPEATS.store(k.max(1), Ordering::Relaxed);
+}
+
+fn repeats() -> usize {
+    REPEATS.load(Ordering::Relaxed)
+}
 
 /// Turn the trace cache off for this process (`--no-cache`).
 pub fn disable_cache() {
@@ -50,6 +65,7 @@ pub fn main(a: &RecordArgs) -> Result<bool, Failure> {
     if a.no_cache {
         disable_cache();
     }
+    set_repeats(a.repeat.into());
     // Check the output path before the (possibly long) run.
     if let Some(dir) = a.out.parent().filter(|d| !d.as_os_str().is_empty()) {
         if !dir.is_dir() {
@@ -109,22 +125,44 @@ pub fn record_workload(name: &str, size: Size, seed: u64) -> Result<(TaskGraph, 
         ),
     };
     let t0 = Instant::now();
-    let (got, g) = finegrain::record::record(meta, || inst.parallel()).map_err(|e| e.to_string())?;
+    let once = || -> Result<TaskGraph, String> {
+        let (got, g) = finegrain::record::record(meta.clone(), || inst.parallel()).map_err(|e| e.to_string())?;
+        inst.check(&reference, &got).map_err(|e| format!("{name}: the recorded run's result does not match the serial reference: {e}"))?;
+        Ok(g)
+    };
+    let mut g = once()?;
+    let mut kept = 1;
+    for _ in 1..repeats() {
+        let other = once()?;
+        if let Err(e) = g.keep_least_costs(&other) {
+            eprintln!("warning: {name}: {e}; keeping the costs of {kept} recording(s)");
+            break;
+        }
+        kept += 1;
+    }
+    if kept > 1 {
+        g.meta.note.push_str(&format!("; each work step's cost is the least of {kept} recordings (preemptions by the host left out)"));
+    }
     let took = t0.elapsed().as_secs_f64();
-    inst.check(&reference, &got).map_err(|e| format!("{name}: the recorded run's result does not match the serial reference: {e}"))?;
     if cache_on() {
         if let Err(e) = store(&g, &path) {
             eprintln!("warning: trace not cached: {e}");
         }
     }
-    Ok((g.clone(), summarize(&g, &format!("recorded in {took:.2} s"))))
+    let summary = summarize(&g, &format!("{kept} recording(s) in {took:.2} s"));
+    Ok((g, summary))
 }
 
 /// The cache file of one recording: `DIR/NAME-SIZE-sSEED-KEY.trace`, the key
 /// a hash of everything the trace depends on (see the module doc).
 pub fn cache_path(dir: &Path, name: &str, size: Size, seed: u64, describe: &str) -> PathBuf {
     let mut h = 0xcbf2_9ce4_8422_2325u64;
-    let key = format!("{name}\0{}\0{seed}\0{describe}\0{CACHE_VERSION}\0{}\0{SOURCES}", size.name(), finegrain_sim::trace::format::VERSION);
+    let key = format!(
+        "{name}\0{}\0{seed}\0{describe}\0{CACHE_VERSION}\0{}\0{SOURCES}\0{}",
+        size.name(),
+        finegrain_sim::trace::format::VERSION,
+        repeats()
+    );
     for b in key.bytes() {
         h = (h ^ b as u64).wrapping_mul(0x0100_0000_01b3);
     }

@@ -669,5 +669,7 @@ impl Builder {
     }
 }
 
+mod repeat;
+
 #[cfg(test)]
 mod tests;

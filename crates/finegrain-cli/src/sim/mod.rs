@@ -32,6 +32,10 @@ pub fn main(a: &SimArgs) -> Result<bool, Failure> {
         print!("{}", source::synth_help());
         return Ok(true);
     }
+    if a.no_cache {
+        crate::record::disable_cache();
+    }
+    crate::record::set_repeats(a.repeat.into());
     if a.locality {
         return locality::main(a);
     }

@@ -161,10 +161,12 @@ fn isolate(c: &Claim, results: &Results) -> String {
     parts.join("; ")
 }
 
-/// A workload's trace at `size` and the line that describes it.
+/// A workload's trace at `size` (from the trace cache when it holds it) and
+/// the line that describes it: tasks, work, span, parallelism, the root's
+/// share.
 fn trace(workload: &str, size: finegrain_workloads::Size, seed: u64) -> Result<(finegrain::taskgraph::TaskGraph, String), String> {
-    let (g, _) = super::source::record_workload(workload, size, seed)?;
-    let line = super::source::describe(&g);
+    let (g, ws) = crate::record::cached_trace(workload, size, seed)?;
+    let line = format!("{workload} ({}): {} tasks; {ws}", g.meta.size, g.tasks.len());
     Ok((g, line))
 }
 
