@@ -41,7 +41,9 @@ impl Workload for CilkSort {
             Size::Full => 1 << 23,
             // 32 M keys: the ADM paper's mergesort scaled until the trace's
             // parallelism passes ten times 256 threads.
-            Size::Paper => 1 << 25,
+            // 64 MB of keys, eight times the PDF study's shared L2; its
+            // parallelism is above ten times 256 threads.
+            Size::Paper => 1 << 23,
         };
         let mut g = SplitMix64::new(seed);
         let keys = (0..n).map(|_| g.next_u64()).collect();
