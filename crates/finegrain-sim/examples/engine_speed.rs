@@ -56,5 +56,14 @@ fn main() {
             r.makespan,
             r.work_cycles as f64 / r.makespan as f64
         );
+        if std::env::var_os("BUCKETS").is_some() {
+            println!(
+                "    buckets {:?} ops {:?} stolen {} msgs {}",
+                r.buckets,
+                r.ops.iter().map(|o| (o.count, o.cycles)).collect::<Vec<_>>(),
+                r.tasks_stolen,
+                r.messages
+            );
+        }
     }
 }

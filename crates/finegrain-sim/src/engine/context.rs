@@ -242,16 +242,21 @@ impl Parked {
         self.0.push_back(w as u32);
     }
 
-    /// Wake the first still-sleeping parked worker `latency` cycles after
-    /// `at`; false if none sleeps.
-    pub(crate) fn wake_one(&mut self, cx: &mut Ctx<'_>, at: u64, latency: u64) -> bool {
+    /// The first parked worker still asleep (workers woken meanwhile by
+    /// something else are dropped), taken off the list.
+    pub(crate) fn pop_asleep(&mut self, cx: &Ctx<'_>) -> Option<usize> {
         while let Some(p) = self.0.pop_front() {
-            // Skip workers woken meanwhile by something else.
             if cx.w[p as usize].asleep {
-                cx.wake(p as usize, at + latency);
-                return true;
+                return Some(p as usize);
             }
         }
-        false
+        None
+    }
+
+    /// Wake the first still-sleeping parked worker `latency` cycles after `at`.
+    pub(crate) fn wake_one(&mut self, cx: &mut Ctx<'_>, at: u64, latency: u64) {
+        if let Some(p) = self.pop_asleep(cx) {
+            cx.wake(p, at + latency);
+        }
     }
 }

@@ -36,6 +36,9 @@ pub(crate) struct Sim<'g, M> {
     spaces: SpaceState,
     latch_waiter: Vec<u32>,
     latch_is_join: Vec<bool>,
+    /// The line of each latch's word once its first task is spawned: its
+    /// spawner's frame's (`latch_frame_line`), 0 before.
+    latch_home: Vec<u64>,
     loop_waiter: Vec<u32>,
     preds_left: Vec<u32>,
     /// Dividing recorded cycles by the preset's IPC, as a multiplier.
@@ -105,6 +108,7 @@ impl<'g, M: SimMechanism> Sim<'g, M> {
             mech,
             spaces,
             latch_waiter: vec![NONE; g.latches as usize],
+            latch_home: vec![0; g.latches as usize],
             latch_is_join,
             loop_waiter: vec![NONE; g.loops.len()],
             preds_left: g.tasks.iter().map(|t| t.preds).collect(),
@@ -272,7 +276,13 @@ impl<'g, M: SimMechanism> Sim<'g, M> {
             Step::Work { cycles, lines } => self.work_turn(w, t, cycles, lines),
             Step::Spawn { task: child } => {
                 self.advance(w);
-                if let Some(cost) = self.spaces.space_spawn(&mut self.cx, child, t) {
+                if let Some(l) = self.cx.g.tasks[child as usize].latch {
+                    if self.latch_home[l as usize] == 0 {
+                        self.latch_home[l as usize] = latch_frame_line(w, self.cx.w[w].stack.len());
+                    }
+                }
+                let wake = self.mech.wake_cycles(&self.cx);
+                if let Some(cost) = self.spaces.space_spawn(&mut self.cx, child, t, wake) {
                     // A task of a recorded space: already in its planned queue.
                     self.cx.charge(w, Bucket::Enqueue, cost);
                     self.cx.op(Op::Enqueue, cost);
@@ -402,7 +412,11 @@ impl<'g, M: SimMechanism> Sim<'g, M> {
             self.cx.latch_left[l] -= 1;
             if self.cx.latch_left[l] == 0 {
                 // The latch word: written by the last finisher, read by the waiter.
-                self.cx.sched_access(w, latch_line(l), true, t);
+                let line = match self.latch_home[l] {
+                    0 => latch_line(l),
+                    home => home,
+                };
+                self.cx.sched_access(w, line, true, t);
                 let waiter = self.latch_waiter[l];
                 self.release_waiter(w, waiter, t);
             }
@@ -475,7 +489,17 @@ impl<'g, M: SimMechanism> Sim<'g, M> {
     }
 }
 
-/// The line of latch `l` (written by the last task to end, read by the waiter).
+/// The line of latch `l` when no spawn placed it (its tasks were all made
+/// ready by graph edges): a line of its own.
 pub(crate) fn latch_line(l: usize) -> u64 {
     (1 << 40) + l as u64
+}
+
+/// The latch word of a join or scope waited on by the frame at `depth` of
+/// `worker`'s stack: it lives in that frame, as the runtime's latch lives in
+/// the `join`'s stack frame, so the same worker joining again at that depth
+/// finds the line in its cache (a fresh line per latch cost about one
+/// memory miss per join).
+pub(crate) fn latch_frame_line(worker: usize, depth: usize) -> u64 {
+    (1 << 45) + ((worker as u64) << 20) + depth as u64
 }

@@ -112,7 +112,8 @@ impl UnitMech {
             s.global.insert(k, it);
             s.total += 1;
         }
-        self.parked.wake_one(cx, t + c, cx.cfg.preset.wake_cycles);
+        let wake = self.wake_cycles(cx);
+        self.parked.wake_one(cx, t + c, wake);
         c
     }
 
@@ -156,15 +157,37 @@ impl UnitMech {
         if !cx.cfg.preset.task_unit_hw {
             // The runtime's emulation: the worker takes the unit's lock.
             cost += self.locked_op(cx, w, t);
-            self.parked.wake_one(cx, t + cost, cx.cfg.preset.wake_cycles);
+            let wake = self.wake_cycles(cx);
+            self.parked.wake_one(cx, t + cost, wake);
             return cost;
         }
         // Posted: the core does not wait, but the request takes a slot.
         let one = cx.m.center_latency(w) as u64;
         self.server.serve(t + one, costs::CARBON_GTU_SERVICE);
         cx.messages += 1;
-        self.parked.wake_one(cx, t + one, cx.cfg.preset.wake_cycles);
+        self.answer_blocked(cx, c, t + one);
         cost
+    }
+
+    /// Carbon with the hardware unit: a task reaching the GTU at `arrival`
+    /// answers the oldest dequeue blocked there, and so on while tasks are
+    /// left (a steal inside the unit moves several). The unit serves it (one
+    /// request slot, the 8-cycle access) and the answer crosses the network
+    /// to the blocked core, which resumes with the task in hand (ISCA 2007,
+    /// sections 4.2-4.3: a dequeue that finds no task blocks in the unit; no
+    /// software spin, yield or park).
+    /// While the unit holds tasks, each blocked dequeue in turn is answered.
+    fn answer_blocked(&mut self, cx: &mut Ctx<'_>, c: Carbon, arrival: u64) {
+        while self.total > 0 {
+            let Some(b) = self.parked.pop_asleep(cx) else { return };
+            let Some((item, _)) = self.carbon_from_gtu(cx, b, c, true) else { return };
+            let start = self.server.serve(arrival, costs::CARBON_GTU_SERVICE);
+            let ready = start + costs::CARBON_GTU_ACCESS + cx.m.center_latency(b) as u64;
+            // The answer waits in the core's buffer; its dequeue takes it there.
+            self.near[b].push_back((item, ready));
+            cx.messages += 1;
+            cx.wake(b, ready);
+        }
     }
 
     fn unit_wants_split(&mut self, cx: &mut Ctx<'_>, w: usize) -> bool {
@@ -189,12 +212,23 @@ impl UnitMech {
                 // The request that found nothing is this round's cost.
                 let c = self.failed_unit_request(cx, w, t);
                 cx.op(Op::FailedRound, c);
+                if self.blocks_in_hardware(cx) {
+                    // The dequeue stays blocked in the unit until a task comes
+                    // (`answer_blocked`).
+                    return Found::Sleep(c, Bucket::Starved);
+                }
                 match cx.backoff(w, false) {
                     Some(wait) => Found::Retry(c + wait, Bucket::StealFail),
                     None => Found::Sleep(c, Bucket::Starved),
                 }
             }
         }
+    }
+
+    /// Carbon on a chip with its task unit: an idle core waits in the unit's
+    /// dequeue, not in software.
+    fn blocks_in_hardware(&self, cx: &Ctx<'_>) -> bool {
+        matches!(self.policy, UnitPolicy::Carbon(_)) && cx.cfg.preset.task_unit_hw
     }
 
     /// What asking the unit and finding it empty cost: the runtime reads the
@@ -334,5 +368,17 @@ impl SimMechanism for UnitMech {
 
     fn on_sleep(&mut self, _cx: &mut Ctx<'_>, w: usize, _at: u64) {
         self.parked.park(w);
+    }
+
+    /// `sw-hier`, `pdf` and the software `carbon` park their threads; under
+    /// the hardware unit a blocked dequeue is answered by the unit
+    /// (`answer_blocked`: the network latency and the 8-cycle access), and
+    /// nothing else wakes a core blocked there.
+    fn wake_cycles(&self, cx: &Ctx<'_>) -> u64 {
+        if self.blocks_in_hardware(cx) {
+            0
+        } else {
+            cx.cfg.preset.wake_cycles
+        }
     }
 }
