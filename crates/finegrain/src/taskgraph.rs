@@ -151,6 +151,10 @@ pub enum Clock {
     NominalNs = 1,
     /// Made up by a generator, from a stated distribution.
     Synthetic = 2,
+    /// Retired instructions: user-mode instruction counts (perf counters, or
+    /// TSC cycles scaled by a callgrind-measured instructions-per-cycle of
+    /// the workload).
+    Instructions = 3,
 }
 
 /// How recorded addresses became line numbers.

@@ -114,3 +114,52 @@ fn a_core_blocked_in_carbons_unit_is_answered_by_the_unit() {
     let sw_slow = run_on(slower_wake("host-2", 50_000), &g2, "carbon", 2, Delivery::Interrupt).makespan;
     assert!(sw_slow > sw, "software carbon parks: {sw_slow} vs {sw}");
 }
+
+/// One task: a work step of `work` units touching 8 fresh lines.
+fn one_step(work: u64, clock: finegrain::taskgraph::Clock) -> TaskGraph {
+    let mut b = Builder::new(meta());
+    b.work(0, work, &[Lines { first: 1 << 20, count: 8, write: false }]);
+    let mut g = b.finish().unwrap();
+    g.meta.clock = clock;
+    g
+}
+
+#[test]
+fn an_instruction_step_costs_instructions_over_core_ipc_plus_its_latency() {
+    use finegrain::taskgraph::Clock;
+    let mut p = preset("adm-cmp").unwrap().clone();
+    p.core_ipc = 0.8;
+    p.ipc_vs_recording_core = 0.5;
+    let p: &'static Preset = Box::leak(Box::new(p));
+    let task = |g: &TaskGraph| run_on(p, g, "ws", 1, Delivery::Interrupt).bucket(super::Bucket::Task);
+    // The memory time alone: the same footprint with no work.
+    let latency = task(&one_step(0, Clock::Instructions));
+    assert!(latency > 8 * 50, "eight misses to memory: {latency} cycles");
+    // Retired instructions run at the modelled core's IPC, the footprint's
+    // latency on top, and nothing else.
+    assert_eq!(task(&one_step(40_000, Clock::Instructions)), 50_000 + latency);
+    // Recorded TSC cycles are scaled by the speed relative to the recording
+    // core (the host's misses are in them: the old, double-counting path).
+    assert_eq!(task(&one_step(40_000, Clock::Tsc)), 80_000 + latency);
+    assert_eq!(task(&one_step(40_000, Clock::Synthetic)), 40_000 + latency);
+}
+
+#[test]
+fn pdf_and_sw_hier_pay_the_runtimes_measured_instructions() {
+    use super::costs::{GLOBAL_INSERT, GLOBAL_REMOVE, PDF_SPAWN, SWHIER_POP, SWHIER_PUSH};
+    use super::Op;
+    // One join at one thread: one push, and the spawner takes its task back.
+    let g = tree(1, 1000);
+    let p = preset("adm-cmp").unwrap();
+    let sw = run_on(p, &g, "sw-hier", 1, Delivery::Interrupt);
+    assert_eq!((sw.op(Op::Enqueue).count, sw.op(Op::Enqueue).cycles), (1, SWHIER_PUSH), "a private push");
+    assert_eq!((sw.op(Op::Dequeue).count, sw.op(Op::Dequeue).cycles), (1, SWHIER_POP), "a private pop");
+    // pdf: the serial position and key outside the lock, the ordered map's
+    // insert and removal inside it, and the lock and head lines' latency
+    // (first touches: memory misses) on top.
+    let pdf = run_on(p, &g, "pdf", 1, Delivery::Interrupt);
+    let (push, pop) = (pdf.op(Op::Enqueue).cycles, pdf.op(Op::Dequeue).cycles);
+    assert!(push >= PDF_SPAWN + GLOBAL_INSERT && push < PDF_SPAWN + GLOBAL_INSERT + 1_000, "push {push}");
+    assert!(pop >= GLOBAL_REMOVE && pop < GLOBAL_REMOVE + 1_000, "pop {pop}");
+    assert_eq!(PDF_SPAWN + GLOBAL_INSERT + GLOBAL_REMOVE, 2_404, "the runtime's 2,403.8 instructions per spawn");
+}

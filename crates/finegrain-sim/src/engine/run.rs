@@ -41,7 +41,7 @@ pub(crate) struct Sim<'g, M> {
     latch_home: Vec<u64>,
     loop_waiter: Vec<u32>,
     preds_left: Vec<u32>,
-    /// Dividing recorded cycles by the preset's IPC, as a multiplier.
+    /// Modelled core cycles per unit of recorded work (`costs::cycles_per_work_unit`).
     inv_ipc: f64,
     l1_hit: u32,
 }
@@ -112,9 +112,7 @@ impl<'g, M: SimMechanism> Sim<'g, M> {
             latch_is_join,
             loop_waiter: vec![NONE; g.loops.len()],
             preds_left: g.tasks.iter().map(|t| t.preds).collect(),
-            // Recorded cycles are the recording core's, scaled to the preset's
-            // core; generated ones are already in the modelled core's cycles.
-            inv_ipc: if g.meta.clock == finegrain::taskgraph::Clock::Synthetic { 1.0 } else { 1.0 / cfg.preset.ipc.max(1e-6) },
+            inv_ipc: costs::cycles_per_work_unit(g.meta.clock, cfg.preset),
             l1_hit,
         })
     }

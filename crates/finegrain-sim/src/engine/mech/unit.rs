@@ -76,7 +76,7 @@ impl UnitMech {
     /// (on a machine without the hardware unit, the runtime's lock).
     fn gtu_request(&mut self, cx: &mut Ctx<'_>, w: usize, t: u64) -> u64 {
         if !cx.cfg.preset.task_unit_hw {
-            return self.locked_op(cx, w, t);
+            return self.locked_op(cx, w, t, costs::LOCKED_QUEUE_OP);
         }
         let one = cx.m.center_latency(w) as u64;
         let start = self.server.serve(t + one, costs::CARBON_GTU_SERVICE);
@@ -87,12 +87,12 @@ impl UnitMech {
     }
 
     /// One operation on the locked global queue: acquire (the lock line and
-    /// the lock's queue), the critical section, release.
-    fn locked_op(&mut self, cx: &mut Ctx<'_>, w: usize, t: u64) -> u64 {
+    /// the lock's queue), the critical section of `critical` cycles, release.
+    fn locked_op(&mut self, cx: &mut Ctx<'_>, w: usize, t: u64, critical: u64) -> u64 {
         let acquire = cx.sched_access(w, LOCK_LINE, true, t);
-        let start = self.server.serve(t + acquire, costs::LOCKED_QUEUE_OP);
+        let start = self.server.serve(t + acquire, critical);
         let head = cx.sched_access(w, HEAD_LINE, true, start);
-        let c = start + costs::LOCKED_QUEUE_OP + head - t;
+        let c = start + critical + head - t;
         cx.op(Op::UnitRequest, c);
         c
     }
@@ -105,7 +105,7 @@ impl UnitMech {
     }
 
     fn to_global(&mut self, cx: &mut Ctx<'_>, w: usize, items: Vec<Item>, t: u64) -> u64 {
-        let c = self.locked_op(cx, w, t);
+        let c = self.locked_op(cx, w, t, costs::GLOBAL_INSERT * items.len() as u64);
         for it in items {
             let k = self.key_of(cx, w, &it);
             let s = &mut *self;
@@ -124,14 +124,14 @@ impl UnitMech {
                 let s = &mut *self;
                 s.near[w].push_back((item, 0));
                 let k = h.spill_count(s.near[w].len());
-                let mut c = costs::LOCAL_PUSH;
+                let mut c = costs::SWHIER_PUSH;
                 if k > 0 {
                     let out: Vec<Item> = s.near[w].drain(..k).map(|(i, _)| i).collect();
                     c += self.to_global(cx, w, out, t);
                 }
                 c
             }
-            UnitPolicy::Pdf => self.to_global(cx, w, vec![item], t),
+            UnitPolicy::Pdf => costs::PDF_SPAWN + self.to_global(cx, w, vec![item], t),
         }
     }
 
@@ -156,7 +156,7 @@ impl UnitMech {
         s.total += 1;
         if !cx.cfg.preset.task_unit_hw {
             // The runtime's emulation: the worker takes the unit's lock.
-            cost += self.locked_op(cx, w, t);
+            cost += self.locked_op(cx, w, t, costs::LOCKED_QUEUE_OP);
             let wake = self.wake_cycles(cx);
             self.parked.wake_one(cx, t + cost, wake);
             return cost;
@@ -311,15 +311,14 @@ impl UnitMech {
 
     fn swhier_dequeue(&mut self, cx: &mut Ctx<'_>, w: usize, h: SwHier, t: u64) -> Option<(Item, u64, bool)> {
         if let Some((e, _)) = self.near[w].pop_back() {
-            return Some((e, costs::LOCAL_POP, true));
+            return Some((e, costs::SWHIER_POP, true));
         }
         if self.total == 0 {
             return None;
         }
-        let c = self.locked_op(cx, w, t);
-        let n = cx.n;
+        let k = h.fetch_count(self.total.max(1), cx.n);
+        let c = self.locked_op(cx, w, t, costs::GLOBAL_REMOVE * k.min(self.global.len()) as u64);
         let s = &mut *self;
-        let k = h.fetch_count(s.total.max(1), n);
         let mut got = Vec::with_capacity(k);
         while got.len() < k {
             match s.global.pop_first() {
@@ -344,7 +343,7 @@ impl UnitMech {
         if self.total == 0 {
             return None;
         }
-        let c = self.locked_op(cx, w, t);
+        let c = self.locked_op(cx, w, t, costs::GLOBAL_REMOVE);
         let s = &mut *self;
         let (_, e) = s.global.pop_first()?;
         s.total -= 1;
