@@ -3,7 +3,8 @@
 //! nodes) on `adm-cmp` at 256 threads under several policies. Prints events
 //! per second, wall time and the memory the graph takes.
 //!
-//! `cargo run --release -p finegrain-sim --example engine_speed [depth]`
+//! `cargo run --release -p finegrain-sim --example engine_speed [depth [policy,policy,...]]`
+//! (`BUCKETS=1` also prints where the cycles went).
 
 use finegrain::taskgraph::{Builder, Lines, Meta, Step, TaskId, TaskKind};
 use finegrain_sim::engine::{simulate, SimConfig, SimPolicy};
@@ -45,7 +46,11 @@ fn main() {
         bytes as f64 / 1e6,
         t0.elapsed().as_secs_f64()
     );
-    for p in ["ws", "adm-hier", "carbon", "pdf"] {
+    let policies: Vec<String> = match std::env::args().nth(2) {
+        Some(list) => list.split(',').map(str::to_string).collect(),
+        None => ["ws", "adm-hier", "carbon", "pdf"].map(str::to_string).to_vec(),
+    };
+    for p in &policies {
         let cfg = SimConfig::new(preset("adm-cmp").unwrap(), 256, SimPolicy::parse(p).unwrap());
         let r = simulate(&g, &cfg).unwrap();
         println!(

@@ -48,6 +48,12 @@ pub(crate) trait SimMechanism {
     /// (offering the upper half through `push`).
     fn wants_split(&mut self, cx: &mut Ctx<'_>, w: usize) -> bool;
 
+    /// Whether the mechanism orders tasks by their serial position
+    /// (`SerialPath`, `pdf`); if not, the loop leaves every path empty.
+    fn serial_paths(&self) -> bool {
+        false
+    }
+
     /// `w` went to sleep at `at` (the loop has marked it asleep).
     fn on_sleep(&mut self, _cx: &mut Ctx<'_>, _w: usize, _at: u64) {}
 

@@ -39,6 +39,9 @@ pub(crate) struct Sim<'g, M> {
     /// The line of each latch's word once its first task is spawned: its
     /// spawner's frame's (`latch_frame_line`), 0 before.
     latch_home: Vec<u64>,
+    /// The mechanism orders tasks by their serial position (`pdf`): keep the
+    /// frames' `SerialPath`s; otherwise they stay empty, untouched.
+    paths_on: bool,
     loop_waiter: Vec<u32>,
     preds_left: Vec<u32>,
     /// Modelled core cycles per unit of recorded work (`costs::cycles_per_work_unit`).
@@ -94,6 +97,7 @@ impl<'g, M: SimMechanism> Sim<'g, M> {
         let n = cfg.threads;
         let mut m = Machine::new(cfg.preset, n)?;
         let mech = make(&mut m);
+        let paths_on = mech.serial_paths();
         let mut latch_is_join = vec![false; g.latches as usize];
         for t in &g.tasks {
             if let (Some(l), TaskKind::Join) = (t.latch, t.kind) {
@@ -109,6 +113,7 @@ impl<'g, M: SimMechanism> Sim<'g, M> {
             spaces,
             latch_waiter: vec![NONE; g.latches as usize],
             latch_home: vec![0; g.latches as usize],
+            paths_on,
             latch_is_join,
             loop_waiter: vec![NONE; g.loops.len()],
             preds_left: g.tasks.iter().map(|t| t.preds).collect(),
@@ -214,24 +219,27 @@ impl<'g, M: SimMechanism> Sim<'g, M> {
     }
 
     fn piece_turn(&mut self, w: usize, t: u64) {
-        let Some(Frame::Piece { lp, next, hi, path }) = self.cx.w[w].stack.last().cloned() else { unreachable!() };
+        let Some(&Frame::Piece { lp, next, hi, .. }) = self.cx.w[w].stack.last() else { unreachable!() };
         if next >= hi {
             self.cx.w[w].stack.pop();
             return self.after_frame(w, t);
         }
         let mut cost = 0;
-        let mut here = path.clone();
-        if hi - next >= 2 && self.mech.wants_split(&mut self.cx, w) {
+        let here = if hi - next >= 2 && self.mech.wants_split(&mut self.cx, w) {
             let mid = next + (hi - next) / 2;
-            let paths = path.join();
-            here = paths.a;
+            let paths = if self.paths_on { self.top_path(w).join() } else { SerialPath::default().join() };
             let item = Item { work: Work::Piece { lp, lo: mid, hi }, path: paths.b, from: w as u32 };
             cost += self.push(w, item, t);
             if let Some(Frame::Piece { hi: h, path: p, .. }) = self.cx.w[w].stack.last_mut() {
                 *h = mid;
-                *p = here.clone();
+                *p = paths.a.clone();
             }
-        }
+            paths.a
+        } else if self.paths_on {
+            self.top_path(w)
+        } else {
+            SerialPath::default()
+        };
         let leaf = self.cx.g.loops[lp as usize].first_leaf + next;
         if let Some(Frame::Piece { next: nx, .. }) = self.cx.w[w].stack.last_mut() {
             *nx += 1;
@@ -241,8 +249,16 @@ impl<'g, M: SimMechanism> Sim<'g, M> {
         self.cx.schedule_turn(w, t + cost.max(1));
     }
 
+    /// The serial position of `w`'s top frame (`pdf`).
+    fn top_path(&self, w: usize) -> SerialPath {
+        match self.cx.w[w].stack.last() {
+            Some(Frame::Task { path, .. }) | Some(Frame::Piece { path, .. }) => path.clone(),
+            None => SerialPath::default(),
+        }
+    }
+
     fn task_turn(&mut self, w: usize, t: u64) {
-        let Some(Frame::Task { t: task, step, end, block, path, .. }) = self.cx.w[w].stack.last().cloned() else { unreachable!() };
+        let Some(&Frame::Task { t: task, step, end, block, .. }) = self.cx.w[w].stack.last() else { unreachable!() };
         // A blocked frame: go on if what it waits for is done, else look for work.
         match block {
             Block::None => {}
@@ -252,9 +268,10 @@ impl<'g, M: SimMechanism> Sim<'g, M> {
                     return self.look_for_work(w, t);
                 }
                 self.set_block(w, Block::None);
-                if self.latch_is_join[l as usize] {
-                    let p = self.cx.w[w].paths.pop().unwrap_or_else(|| path.clone());
-                    self.set_path(w, p);
+                if self.latch_is_join[l as usize] && self.paths_on {
+                    if let Some(p) = self.cx.w[w].paths.pop() {
+                        self.set_path(w, p);
+                    }
                 }
             }
             Block::Loop(lp) => {
@@ -286,13 +303,15 @@ impl<'g, M: SimMechanism> Sim<'g, M> {
                     self.cx.op(Op::Enqueue, cost);
                     return self.cx.schedule_turn(w, t + cost.max(1));
                 }
-                let child_path = if self.cx.g.tasks[child as usize].kind == TaskKind::Join {
-                    let p = path.join();
+                let child_path = if !self.paths_on {
+                    SerialPath::default()
+                } else if self.cx.g.tasks[child as usize].kind == TaskKind::Join {
+                    let p = self.top_path(w).join();
                     self.cx.w[w].paths.push(p.after.clone());
                     self.set_path(w, p.a);
                     p.b
                 } else {
-                    let p = path.spawn();
+                    let p = self.top_path(w).spawn();
                     self.set_path(w, p.rest);
                     p.task
                 };
@@ -308,6 +327,7 @@ impl<'g, M: SimMechanism> Sim<'g, M> {
                 self.advance(w);
                 self.set_block(w, Block::Loop(id));
                 let lp = self.cx.g.loops[id as usize];
+                let path = if self.paths_on { self.top_path(w) } else { SerialPath::default() };
                 let cost = self.mech.start_loop(&mut self.cx, w, id, lp.leaves, path, t);
                 self.cx.schedule_turn(w, t + cost.max(1));
             }
@@ -420,15 +440,13 @@ impl<'g, M: SimMechanism> Sim<'g, M> {
             }
         }
         let (a, b) = info.succs;
-        let path = match self.cx.w[w].stack.last() {
-            Some(Frame::Task { path, .. }) | Some(Frame::Piece { path, .. }) => path.clone(),
-            None => SerialPath::default(),
-        };
+        let path = if self.paths_on { self.top_path(w) } else { SerialPath::default() };
         for i in a..b {
             let s = self.cx.g.edges[i as usize];
             self.preds_left[s as usize] -= 1;
             if self.preds_left[s as usize] == 0 {
-                let item = Item { work: Work::Task(s), path: path.spawn().task, from: w as u32 };
+                let path = if self.paths_on { path.spawn().task } else { SerialPath::default() };
+                let item = Item { work: Work::Task(s), path, from: w as u32 };
                 let c = self.push(w, item, t);
                 self.cx.w[w].debt += c;
             }

@@ -369,6 +369,10 @@ impl SimMechanism for UnitMech {
         self.parked.park(w);
     }
 
+    fn serial_paths(&self) -> bool {
+        self.policy.global_order() == finegrain::policy::unit::GlobalOrder::Serial
+    }
+
     /// `sw-hier`, `pdf` and the software `carbon` park their threads; under
     /// the hardware unit a blocked dequeue is answered by the unit
     /// (`answer_blocked`: the network latency and the 8-cycle access), and
