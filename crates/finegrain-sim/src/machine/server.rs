@@ -156,7 +156,6 @@ impl Server {
         start
     }
 
-    /// Requests served.
     /// The first kept window at or after `i` (an offset from `base`) that is
     /// not full, or the first one past those kept (empty); compresses the
     /// path it walked.
@@ -177,6 +176,7 @@ impl Server {
         j
     }
 
+    /// Requests served.
     pub fn requests(&self) -> u64 {
         self.requests
     }
