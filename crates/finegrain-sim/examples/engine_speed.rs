@@ -3,7 +3,8 @@
 //! nodes) on `adm-cmp` at 256 threads under several policies. Prints events
 //! per second, wall time and the memory the graph takes.
 //!
-//! `cargo run --release -p finegrain-sim --example engine_speed [depth]`
+//! `cargo run --release -p finegrain-sim --example engine_speed [depth [policy,policy,...]]`
+//! (`BUCKETS=1` also prints where the cycles went).
 
 use finegrain::taskgraph::{Builder, Lines, Meta, Step, TaskId, TaskKind};
 use finegrain_sim::engine::{simulate, SimConfig, SimPolicy};
@@ -27,6 +28,25 @@ fn node(b: &mut Builder, t: TaskId, depth: u32, first: u64) -> u64 {
     left + right
 }
 
+/// CPU seconds this thread has run: on a shared machine the wall time of a
+/// simulation also counts the time other processes held the core.
+fn thread_cpu_s() -> f64 {
+    #[repr(C)]
+    struct Timespec {
+        sec: i64,
+        nsec: i64,
+    }
+    extern "C" {
+        fn clock_gettime(clock: i32, tp: *mut Timespec) -> i32;
+    }
+    const CLOCK_THREAD_CPUTIME_ID: i32 = 3;
+    let mut ts = Timespec { sec: 0, nsec: 0 };
+    // SAFETY: `ts` is a valid, writable timespec for the call's duration.
+    let rc = unsafe { clock_gettime(CLOCK_THREAD_CPUTIME_ID, &mut ts) };
+    assert_eq!(rc, 0, "clock_gettime");
+    ts.sec as f64 + ts.nsec as f64 * 1e-9
+}
+
 fn main() {
     let depth: u32 = std::env::args().nth(1).and_then(|s| s.parse().ok()).unwrap_or(19);
     let meta = Meta::synthetic("tree", format!("depth {depth}"), 1);
@@ -45,16 +65,33 @@ fn main() {
         bytes as f64 / 1e6,
         t0.elapsed().as_secs_f64()
     );
-    for p in ["ws", "adm-hier", "carbon", "pdf"] {
+    let policies: Vec<String> = match std::env::args().nth(2) {
+        Some(list) => list.split(',').map(str::to_string).collect(),
+        None => ["ws", "adm-hier", "carbon", "pdf"].map(str::to_string).to_vec(),
+    };
+    for p in &policies {
         let cfg = SimConfig::new(preset("adm-cmp").unwrap(), 256, SimPolicy::parse(p).unwrap());
+        let cpu0 = thread_cpu_s();
         let r = simulate(&g, &cfg).unwrap();
+        let cpu = thread_cpu_s() - cpu0;
         println!(
-            "{p:>9} at 256 threads: {:.2} M events in {:.2} s = {:.1} M events/s; makespan {} cycles, speedup over the work {:.0}",
+            "{p:>9} at 256 threads: {:.2} M events in {:.2} s = {:.1} M events/s ({:.2} s of CPU: {:.1} M events/s); makespan {} cycles, speedup over the work {:.0}",
             r.events as f64 / 1e6,
             r.wall_s,
             r.events_per_s() / 1e6,
+            cpu,
+            r.events as f64 / cpu / 1e6,
             r.makespan,
             r.work_cycles as f64 / r.makespan as f64
         );
+        if std::env::var_os("BUCKETS").is_some() {
+            println!(
+                "    buckets {:?} ops {:?} stolen {} msgs {}",
+                r.buckets,
+                r.ops.iter().map(|o| (o.count, o.cycles)).collect::<Vec<_>>(),
+                r.tasks_stolen,
+                r.messages
+            );
+        }
     }
 }

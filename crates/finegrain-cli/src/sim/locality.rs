@@ -239,7 +239,7 @@ pub fn main(a: &SimArgs) -> Result<bool, Failure> {
                 space_tasks: results[0].space_tasks,
                 space_stolen: (mean(&|r| r.space_stolen as f64)).round() as u64,
                 mpki: [0, 1, 2].map(|l| mean(&|r| r.mpki()[l])),
-                stall: mean(&|r| 1.0 - r.work_cycles as f64 / p.ipc / (r.task_cycles() as f64).max(1.0)),
+                stall: mean(&|r| 1.0 - r.work_cycles as f64 / p.ipc_vs_recording_core / (r.task_cycles() as f64).max(1.0)),
             });
         }
     }

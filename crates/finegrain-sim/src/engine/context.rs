@@ -58,6 +58,34 @@ pub(crate) enum Ev {
     Msg(u32),
 }
 
+/// Bits of an event key for the event itself (a worker or a message slot,
+/// and which of the two), below 40 bits of sequence number.
+const EV_BITS: u32 = 24;
+const EV_MSG: u64 = 1 << (EV_BITS - 1);
+
+/// `(time, sequence, event)` as one integer that orders as the tuple: the
+/// time in the high 64 bits, the sequence number (unique, so the event
+/// never decides) in the next 40, the event in the low 24.
+#[inline]
+fn event_key(at: u64, seq: u64, ev: Ev) -> u128 {
+    let code = match ev {
+        Ev::Turn(w) => w as u64,
+        Ev::Msg(slot) => EV_MSG | slot as u64,
+    };
+    assert!(code & !EV_MSG < EV_MSG && seq < 1 << (64 - EV_BITS), "event key overflow");
+    (at as u128) << 64 | ((seq << EV_BITS) | code) as u128
+}
+
+#[inline]
+fn event_of(k: u128) -> Ev {
+    let code = k as u64 & ((1 << EV_BITS) - 1);
+    if code & EV_MSG != 0 {
+        Ev::Msg((code & !EV_MSG) as u32)
+    } else {
+        Ev::Turn(code as u32)
+    }
+}
+
 /// The shared state of one simulation (see the module note).
 pub(crate) struct Ctx<'g> {
     pub g: &'g TaskGraph,
@@ -72,7 +100,9 @@ pub(crate) struct Ctx<'g> {
     /// Per latch, its tasks not yet ended; per loop, its leaves not yet ended.
     pub latch_left: Vec<u32>,
     pub loop_left: Vec<u32>,
-    heap: BinaryHeap<Reverse<(u64, u64, Ev)>>,
+    /// Events keyed by `(time, sequence)`, packed into one `u128`
+    /// (`event_key`), earliest first.
+    heap: BinaryHeap<Reverse<u128>>,
     seq: u64,
     pub now: u64,
     /// The worker whose turn is being run (`NONE` between turns).
@@ -149,12 +179,12 @@ impl<'g> Ctx<'g> {
 
     fn push_event(&mut self, at: u64, ev: Ev) {
         self.seq += 1;
-        self.heap.push(Reverse((at, self.seq, ev)));
+        self.heap.push(Reverse(event_key(at, self.seq, ev)));
     }
 
     /// The next event, earliest first (ties in the order they were queued).
     pub(crate) fn next_event(&mut self) -> Option<(u64, Ev)> {
-        self.heap.pop().map(|Reverse((at, _, ev))| (at, ev))
+        self.heap.pop().map(|Reverse(k)| ((k >> 64) as u64, event_of(k)))
     }
 
     // ---- workers ----
@@ -242,16 +272,21 @@ impl Parked {
         self.0.push_back(w as u32);
     }
 
-    /// Wake the first still-sleeping parked worker `latency` cycles after
-    /// `at`; false if none sleeps.
-    pub(crate) fn wake_one(&mut self, cx: &mut Ctx<'_>, at: u64, latency: u64) -> bool {
+    /// The first parked worker still asleep (workers woken meanwhile by
+    /// something else are dropped), taken off the list.
+    pub(crate) fn pop_asleep(&mut self, cx: &Ctx<'_>) -> Option<usize> {
         while let Some(p) = self.0.pop_front() {
-            // Skip workers woken meanwhile by something else.
             if cx.w[p as usize].asleep {
-                cx.wake(p as usize, at + latency);
-                return true;
+                return Some(p as usize);
             }
         }
-        false
+        None
+    }
+
+    /// Wake the first still-sleeping parked worker `latency` cycles after `at`.
+    pub(crate) fn wake_one(&mut self, cx: &mut Ctx<'_>, at: u64, latency: u64) {
+        if let Some(p) = self.pop_asleep(cx) {
+            cx.wake(p, at + latency);
+        }
     }
 }

@@ -9,6 +9,9 @@
 //! number names its source or says it is an assumption; `docs/simulation.md`
 //! lists them.
 
+use crate::machine::Preset;
+use finegrain::taskgraph::Clock;
+
 /// Work stealing: one push and its matching pop of a Chase-Lev deque (about
 /// 88 instructions per spawn in the runtime, split evenly).
 pub const WS_PUSH: u64 = 44;
@@ -50,15 +53,53 @@ pub const CARBON_GTU_SERVICE: u64 = 1;
 /// and memory: a fixed trap cost plus a line per task (assumption: 100).
 pub const CARBON_EXCEPTION: u64 = 100;
 
-/// `sw-hier` and `pdf`: the critical section of one global-queue operation
-/// under its lock (assumption: about a push or pop of an ordered map, 60
-/// instructions), beside the lock and queue lines.
+/// `sw-hier` and `pdf`: the global queue is an ordered map under one lock,
+/// costed from the runtime's instruction counts (`scripts/spawn_cost.sh`
+/// with `POLICY=pdf` and `POLICY=sw-hier`, fib(20) and fib(22) at one
+/// thread, callgrind, 2026-11-28; `docs/simulation.md`, "Costs and
+/// calibration"). `pdf` costs 2,403.8 instructions per spawn: the push's
+/// critical section (`UnitWorker::to_global`, inclusive: 22,247,326
+/// instructions over 32,836 calls) is [`GLOBAL_INSERT`], the removal's
+/// (`take_back`: 23,939,054 over 32,836) is [`GLOBAL_REMOVE`], and the rest,
+/// outside the lock (the serial position's `join` and the key), is
+/// [`PDF_SPAWN`]. The lock and head lines go through the cache model on top.
+pub const GLOBAL_INSERT: u64 = 678;
+pub const GLOBAL_REMOVE: u64 = 729;
+pub const PDF_SPAWN: u64 = 997;
+/// `sw-hier`: 1,158.8 instructions per spawn, none of them global at one
+/// thread: a push into the private queue with the serial position and key
+/// (`join_begin`, inclusive: 20,123,470 over 32,834 calls) and a pop
+/// (`take_back`: 6,593,356 over 32,836). A spill or fetch takes the global
+/// lock for [`GLOBAL_INSERT`] or [`GLOBAL_REMOVE`] per task moved.
+pub const SWHIER_PUSH: u64 = 613;
+pub const SWHIER_POP: u64 = 201;
+/// The critical section of one operation on the software emulation of
+/// Carbon's unit (`carbon` on `host-2`, which has no task unit; assumption:
+/// about a push or pop of a deque under a lock, 60 instructions).
 pub const LOCKED_QUEUE_OP: u64 = 60;
 
 /// Idle: one `pause` of the spin backoff and a yield of the core
 /// (assumptions). Waking a parked worker is the preset's `wake_cycles`.
 pub const PAUSE: u64 = 10;
 pub const YIELD: u64 = 1_000;
+
+/// Modelled core cycles per unit of a trace's work, by the trace's clock:
+///
+/// - `Instructions` (retired instructions): `1 / core_ipc`, the modelled
+///   core's speed with a perfect memory system; the footprint's latency from
+///   the cache model is the only memory time, so nothing is counted twice.
+/// - `Tsc`, `NominalNs` (the recording core's cycles): `1 /
+///   ipc_vs_recording_core`. The recorded cycles include the recording
+///   machine's own cache misses and the cache model adds the modelled ones
+///   on top: an overestimate kept for traces that have no instruction counts.
+/// - `Synthetic`: 1, a generator's cycles are the modelled core's.
+pub fn cycles_per_work_unit(clock: Clock, p: &Preset) -> f64 {
+    match clock {
+        Clock::Instructions => 1.0 / p.core_ipc.max(1e-6),
+        Clock::Tsc | Clock::NominalNs => 1.0 / p.ipc_vs_recording_core.max(1e-6),
+        Clock::Synthetic => 1.0,
+    }
+}
 
 /// A worker's turn runs at most this many line accesses of a work step before
 /// the event loop moves to another worker, so that cores interleave in

@@ -48,6 +48,12 @@ pub(crate) trait SimMechanism {
     /// (offering the upper half through `push`).
     fn wants_split(&mut self, cx: &mut Ctx<'_>, w: usize) -> bool;
 
+    /// Whether the mechanism orders tasks by their serial position
+    /// (`SerialPath`, `pdf`); if not, the loop leaves every path empty.
+    fn serial_paths(&self) -> bool {
+        false
+    }
+
     /// `w` went to sleep at `at` (the loop has marked it asleep).
     fn on_sleep(&mut self, _cx: &mut Ctx<'_>, _w: usize, _at: u64) {}
 
@@ -59,6 +65,15 @@ pub(crate) trait SimMechanism {
 
     /// A message (queued by the mechanism with `Ctx::schedule_msg`) arrives.
     fn deliver(&mut self, _cx: &mut Ctx<'_>, _slot: u32, _at: u64) {}
+
+    /// Cycles from a software wake-up (new work in a queue, a task space
+    /// opening) to a sleeping worker of this mechanism running again. By
+    /// default a parked thread's: the preset's `wake_cycles`. A mechanism
+    /// whose idle workers wait in hardware says what its paper says (the
+    /// table in `docs/simulation.md`, "Wake-up").
+    fn wake_cycles(&self, cx: &Ctx<'_>) -> u64 {
+        cx.cfg.preset.wake_cycles
+    }
 
     /// Cycles from the end of the last task of a join or loop on `from` to its
     /// waiter `to` resuming: by default the latch word's trip across the

@@ -59,6 +59,8 @@ pub use run::simulate;
 pub use space::{Locality, SpaceManager};
 
 #[cfg(test)]
+mod model_tests;
+#[cfg(test)]
 mod space_tests;
 #[cfg(test)]
 mod tests;

@@ -36,9 +36,15 @@ pub(crate) struct Sim<'g, M> {
     spaces: SpaceState,
     latch_waiter: Vec<u32>,
     latch_is_join: Vec<bool>,
+    /// The line of each latch's word once its first task is spawned: its
+    /// spawner's frame's (`latch_frame_line`), 0 before.
+    latch_home: Vec<u64>,
+    /// The mechanism orders tasks by their serial position (`pdf`): keep the
+    /// frames' `SerialPath`s; otherwise they stay empty, untouched.
+    paths_on: bool,
     loop_waiter: Vec<u32>,
     preds_left: Vec<u32>,
-    /// Dividing recorded cycles by the preset's IPC, as a multiplier.
+    /// Modelled core cycles per unit of recorded work (`costs::cycles_per_work_unit`).
     inv_ipc: f64,
     l1_hit: u32,
 }
@@ -96,6 +102,7 @@ impl<'g, M: SimMechanism> Sim<'g, M> {
             m.set_ideal_network(super::config::IDEAL_NETWORK_CYCLES);
         }
         m.set_perfect_memory(cfg.model.perfect_memory);
+        let paths_on = mech.serial_paths();
         let mut latch_is_join = vec![false; g.latches as usize];
         for t in &g.tasks {
             if let (Some(l), TaskKind::Join) = (t.latch, t.kind) {
@@ -110,12 +117,12 @@ impl<'g, M: SimMechanism> Sim<'g, M> {
             mech,
             spaces,
             latch_waiter: vec![NONE; g.latches as usize],
+            latch_home: vec![0; g.latches as usize],
+            paths_on,
             latch_is_join,
             loop_waiter: vec![NONE; g.loops.len()],
             preds_left: g.tasks.iter().map(|t| t.preds).collect(),
-            // Recorded cycles are the recording core's, scaled to the preset's
-            // core; generated ones are already in the modelled core's cycles.
-            inv_ipc: if g.meta.clock == finegrain::taskgraph::Clock::Synthetic { 1.0 } else { 1.0 / cfg.preset.ipc.max(1e-6) },
+            inv_ipc: costs::cycles_per_work_unit(g.meta.clock, cfg.preset),
             l1_hit,
         })
     }
@@ -217,24 +224,27 @@ impl<'g, M: SimMechanism> Sim<'g, M> {
     }
 
     fn piece_turn(&mut self, w: usize, t: u64) {
-        let Some(Frame::Piece { lp, next, hi, path }) = self.cx.w[w].stack.last().cloned() else { unreachable!() };
+        let Some(&Frame::Piece { lp, next, hi, .. }) = self.cx.w[w].stack.last() else { unreachable!() };
         if next >= hi {
             self.cx.w[w].stack.pop();
             return self.after_frame(w, t);
         }
         let mut cost = 0;
-        let mut here = path.clone();
-        if hi - next >= 2 && self.mech.wants_split(&mut self.cx, w) {
+        let here = if hi - next >= 2 && self.mech.wants_split(&mut self.cx, w) {
             let mid = next + (hi - next) / 2;
-            let paths = path.join();
-            here = paths.a;
+            let paths = if self.paths_on { self.top_path(w).join() } else { SerialPath::default().join() };
             let item = Item { work: Work::Piece { lp, lo: mid, hi }, path: paths.b, from: w as u32 };
             cost += self.push(w, item, t);
             if let Some(Frame::Piece { hi: h, path: p, .. }) = self.cx.w[w].stack.last_mut() {
                 *h = mid;
-                *p = here.clone();
+                *p = paths.a.clone();
             }
-        }
+            paths.a
+        } else if self.paths_on {
+            self.top_path(w)
+        } else {
+            SerialPath::default()
+        };
         let leaf = self.cx.g.loops[lp as usize].first_leaf + next;
         if let Some(Frame::Piece { next: nx, .. }) = self.cx.w[w].stack.last_mut() {
             *nx += 1;
@@ -244,8 +254,16 @@ impl<'g, M: SimMechanism> Sim<'g, M> {
         self.cx.schedule_turn(w, t + cost.max(1));
     }
 
+    /// The serial position of `w`'s top frame (`pdf`).
+    fn top_path(&self, w: usize) -> SerialPath {
+        match self.cx.w[w].stack.last() {
+            Some(Frame::Task { path, .. }) | Some(Frame::Piece { path, .. }) => path.clone(),
+            None => SerialPath::default(),
+        }
+    }
+
     fn task_turn(&mut self, w: usize, t: u64) {
-        let Some(Frame::Task { t: task, step, end, block, path, .. }) = self.cx.w[w].stack.last().cloned() else { unreachable!() };
+        let Some(&Frame::Task { t: task, step, end, block, .. }) = self.cx.w[w].stack.last() else { unreachable!() };
         // A blocked frame: go on if what it waits for is done, else look for work.
         match block {
             Block::None => {}
@@ -255,9 +273,10 @@ impl<'g, M: SimMechanism> Sim<'g, M> {
                     return self.look_for_work(w, t);
                 }
                 self.set_block(w, Block::None);
-                if self.latch_is_join[l as usize] {
-                    let p = self.cx.w[w].paths.pop().unwrap_or_else(|| path.clone());
-                    self.set_path(w, p);
+                if self.latch_is_join[l as usize] && self.paths_on {
+                    if let Some(p) = self.cx.w[w].paths.pop() {
+                        self.set_path(w, p);
+                    }
                 }
             }
             Block::Loop(lp) => {
@@ -277,19 +296,27 @@ impl<'g, M: SimMechanism> Sim<'g, M> {
             Step::Work { cycles, lines } => self.work_turn(w, t, cycles, lines),
             Step::Spawn { task: child } => {
                 self.advance(w);
-                if let Some(cost) = self.spaces.space_spawn(&mut self.cx, child, t) {
+                if let Some(l) = self.cx.g.tasks[child as usize].latch {
+                    if self.latch_home[l as usize] == 0 {
+                        self.latch_home[l as usize] = latch_frame_line(w, self.cx.w[w].stack.len());
+                    }
+                }
+                let wake = self.mech.wake_cycles(&self.cx);
+                if let Some(cost) = self.spaces.space_spawn(&mut self.cx, child, t, wake) {
                     // A task of a recorded space: already in its planned queue.
                     self.cx.charge(w, Bucket::Enqueue, cost);
                     self.cx.op(Op::Enqueue, cost);
                     return self.cx.schedule_turn(w, t + cost.max(1));
                 }
-                let child_path = if self.cx.g.tasks[child as usize].kind == TaskKind::Join {
-                    let p = path.join();
+                let child_path = if !self.paths_on {
+                    SerialPath::default()
+                } else if self.cx.g.tasks[child as usize].kind == TaskKind::Join {
+                    let p = self.top_path(w).join();
                     self.cx.w[w].paths.push(p.after.clone());
                     self.set_path(w, p.a);
                     p.b
                 } else {
-                    let p = path.spawn();
+                    let p = self.top_path(w).spawn();
                     self.set_path(w, p.rest);
                     p.task
                 };
@@ -305,6 +332,7 @@ impl<'g, M: SimMechanism> Sim<'g, M> {
                 self.advance(w);
                 self.set_block(w, Block::Loop(id));
                 let lp = self.cx.g.loops[id as usize];
+                let path = if self.paths_on { self.top_path(w) } else { SerialPath::default() };
                 let cost = self.mech.start_loop(&mut self.cx, w, id, lp.leaves, path, t);
                 self.cx.schedule_turn(w, t + cost.max(1));
             }
@@ -407,21 +435,23 @@ impl<'g, M: SimMechanism> Sim<'g, M> {
             self.cx.latch_left[l] -= 1;
             if self.cx.latch_left[l] == 0 {
                 // The latch word: written by the last finisher, read by the waiter.
-                self.cx.sched_access(w, latch_line(l), true, t);
+                let line = match self.latch_home[l] {
+                    0 => latch_line(l),
+                    home => home,
+                };
+                self.cx.sched_access(w, line, true, t);
                 let waiter = self.latch_waiter[l];
                 self.release_waiter(w, waiter, t);
             }
         }
         let (a, b) = info.succs;
-        let path = match self.cx.w[w].stack.last() {
-            Some(Frame::Task { path, .. }) | Some(Frame::Piece { path, .. }) => path.clone(),
-            None => SerialPath::default(),
-        };
+        let path = if self.paths_on { self.top_path(w) } else { SerialPath::default() };
         for i in a..b {
             let s = self.cx.g.edges[i as usize];
             self.preds_left[s as usize] -= 1;
             if self.preds_left[s as usize] == 0 {
-                let item = Item { work: Work::Task(s), path: path.spawn().task, from: w as u32 };
+                let path = if self.paths_on { path.spawn().task } else { SerialPath::default() };
+                let item = Item { work: Work::Task(s), path, from: w as u32 };
                 let c = self.push(w, item, t);
                 self.cx.w[w].debt += c;
             }
@@ -480,7 +510,17 @@ impl<'g, M: SimMechanism> Sim<'g, M> {
     }
 }
 
-/// The line of latch `l` (written by the last task to end, read by the waiter).
+/// The line of latch `l` when no spawn placed it (its tasks were all made
+/// ready by graph edges): a line of its own.
 pub(crate) fn latch_line(l: usize) -> u64 {
     (1 << 40) + l as u64
+}
+
+/// The latch word of a join or scope waited on by the frame at `depth` of
+/// `worker`'s stack: it lives in that frame, as the runtime's latch lives in
+/// the `join`'s stack frame, so the same worker joining again at that depth
+/// finds the line in its cache (a fresh line per latch cost about one
+/// memory miss per join).
+pub(crate) fn latch_frame_line(worker: usize, depth: usize) -> u64 {
+    (1 << 45) + ((worker as u64) << 20) + depth as u64
 }

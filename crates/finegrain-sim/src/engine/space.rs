@@ -202,8 +202,9 @@ impl SpaceState {
 
 impl SpaceState {
     /// A spawn step of `child`: if it belongs to a space, open the space
-    /// (first time) and return the spawner's cost; `None` otherwise.
-    pub(crate) fn space_spawn(&mut self, cx: &mut Ctx<'_>, child: TaskId, t: u64) -> Option<u64> {
+    /// (first time: its threads wake `wake` cycles later, the mechanism's
+    /// wake-up) and return the spawner's cost; `None` otherwise.
+    pub(crate) fn space_spawn(&mut self, cx: &mut Ctx<'_>, child: TaskId, t: u64, wake: u64) -> Option<u64> {
         let k = *self.space_of.get(child as usize)?;
         if k == NONE {
             return None;
@@ -213,7 +214,7 @@ impl SpaceState {
             self.opened[k] = true;
             self.active.push(k);
             for w in 0..self.online {
-                cx.wake(w, t + cx.cfg.preset.wake_cycles);
+                cx.wake(w, t + wake);
             }
         }
         Some(costs::LOCAL_PUSH)

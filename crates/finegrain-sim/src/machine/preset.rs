@@ -98,9 +98,15 @@ pub struct Preset {
     pub cores: usize,
     pub threads_per_core: usize,
     pub ghz: f64,
-    /// Core IPC relative to the recording machine's cycles: a trace's work
-    /// cycles are divided by this.
-    pub ipc: f64,
+    /// Core speed relative to the recording machine's cycles: a trace whose
+    /// work is in the recording core's cycles (`Clock::Tsc`, `NominalNs`)
+    /// has its work divided by this.
+    pub ipc_vs_recording_core: f64,
+    /// Instructions per cycle of the modelled core with a perfect memory
+    /// system: a trace whose work is in retired instructions
+    /// (`Clock::Instructions`) has its work divided by this, and its memory
+    /// time is the cache model's alone.
+    pub core_ipc: f64,
     pub cores_per_tile: usize,
     /// Private per core (shared by its SMT threads).
     pub l1: CacheCfg,
@@ -206,11 +212,12 @@ static PRESETS: [Preset; 8] = [
         name: "adm-cmp",
         summary: "ADM's tiled CMP: up to 128 in-order 2-way SMT cores in 4-core tiles, tile L2, 3D-stacked L3, flattened butterfly",
         source: "[000] Sanchez, Yoo, Kozyrakis, ASPLOS'10, Table 3 (M5+GEMS, 32 nm, 2 GHz) and §4.3",
-        cores: 128,          // [000] Tab 3: 32-128 cores
-        threads_per_core: 2, // [000] Tab 3: 1/2/4 threads per core; main runs use 2 (§5)
-        ghz: 2.0,            // [000] Tab 3: 2 GHz
-        ipc: 0.5,            // in-order 2-way issue vs the recording out-of-order core: assumption
-        cores_per_tile: 4,   // [000] Tab 3: tiles of 4 cores
+        cores: 128,                 // [000] Tab 3: 32-128 cores
+        threads_per_core: 2,        // [000] Tab 3: 1/2/4 threads per core; main runs use 2 (§5)
+        ghz: 2.0,                   // [000] Tab 3: 2 GHz
+        ipc_vs_recording_core: 0.5, // in-order 2-way issue vs the recording out-of-order core: assumption
+        core_ipc: 1.0, // assumption: an in-order SPARCv9 core ([000] Tab 3) retiring one instruction per cycle when memory never stalls it
+        cores_per_tile: 4, // [000] Tab 3: tiles of 4 cores
         l1: ADM_L1,
         l2: Some(ADM_L2),
         l3: Some(ADM_L3),
@@ -232,7 +239,8 @@ static PRESETS: [Preset; 8] = [
         cores: 512, // beyond [000]'s 128: assumption, for 1024-thread sweeps
         threads_per_core: 2,
         ghz: 2.0,
-        ipc: 0.5,
+        ipc_vs_recording_core: 0.5,
+        core_ipc: 1.0, // as adm-cmp
         cores_per_tile: 4,
         l1: ADM_L1,
         l2: Some(ADM_L2),
@@ -252,11 +260,12 @@ static PRESETS: [Preset; 8] = [
         name: "carbon-ring",
         summary: "Carbon's CMP: 64 in-order cores, private L1s, shared banked 16 MB L2 with an MSI directory, bidirectional ring",
         source: "[002] Kumar, Hughes, Nguyen, ISCA'07, Table 1 and §5.1",
-        cores: 64,           // [002] Tab 1: 1-64 cores
-        threads_per_core: 1, // [002] §5.2: one thread per core
-        ghz: 3.0,            // not given in [002]: assumption
-        ipc: 0.5,            // in-order 2-wide vs the recording core: assumption
-        cores_per_tile: 1,   // private L1 per core, no tile-level cache
+        cores: 64,                  // [002] Tab 1: 1-64 cores
+        threads_per_core: 1,        // [002] §5.2: one thread per core
+        ghz: 3.0,                   // not given in [002]: assumption
+        ipc_vs_recording_core: 0.5, // in-order 2-wide vs the recording core: assumption
+        core_ipc: 1.0,              // assumption: half the 2-wide issue of [002] Tab 1's in-order cores, no memory stalls
+        cores_per_tile: 1,          // private L1 per core, no tile-level cache
         l1: cache(
             32 * KB, // [002] Tab 1: 32 KB
             4,       // [002] Tab 1: 4-way, 64 B lines
@@ -296,10 +305,11 @@ static PRESETS: [Preset; 8] = [
         name: "throughput-32",
         summary: "Yoo's Throughput Processor: 32 in-order x86 cores, private L1 and L2, directory slices, ring",
         source: "[001] Yoo, Stanford PhD thesis 2012, Table 4.3(a) (industrial Larrabee-class simulator)",
-        cores: 32,           // [001] Tab 4.3a: 32 cores
-        threads_per_core: 1, // [001] Tab 4.3a: 32 threads
-        ghz: 2.0,            // not given: assumption
-        ipc: 0.5,            // dual-issue in-order vs the recording core: assumption
+        cores: 32,                  // [001] Tab 4.3a: 32 cores
+        threads_per_core: 1,        // [001] Tab 4.3a: 32 threads
+        ghz: 2.0,                   // not given: assumption
+        ipc_vs_recording_core: 0.5, // dual-issue in-order vs the recording core: assumption
+        core_ipc: 1.0,              // assumption: half the dual issue of [001] Tab 4.3's in-order cores, no memory stalls
         cores_per_tile: 1,
         l1: cache(
             32 * KB, // [001] Tab 4.3a: 32 KB private
@@ -339,13 +349,14 @@ static PRESETS: [Preset; 8] = [
         name: "tiled-32",
         summary: "Yoo's Tiled Processor: 8 tiles of 4 in-order SPARC cores, tile L2, L3 banks, flattened butterfly",
         source: "[001] Yoo, Stanford PhD thesis 2012, Table 4.3(b) (M5+GEMS)",
-        cores: 32,           // [001] Tab 4.3b: 32 cores
-        threads_per_core: 1, // [001] Tab 4.3b: 32 threads
-        ghz: 2.0,            // as [000], same simulator: assumption
-        ipc: 0.5,            // dual-issue in-order vs the recording core: assumption
-        cores_per_tile: 4,   // [001] Tab 4.3b: 8 tiles x 4 cores
-        l1: ADM_L1,          // [001] Tab 4.3b: 32 KB 4-way 1 cycle
-        l2: Some(ADM_L2),    // [001] Tab 4.3b: tile L2 4 MB 16-way 10 cycles (banks: as [000])
+        cores: 32,                  // [001] Tab 4.3b: 32 cores
+        threads_per_core: 1,        // [001] Tab 4.3b: 32 threads
+        ghz: 2.0,                   // as [000], same simulator: assumption
+        ipc_vs_recording_core: 0.5, // dual-issue in-order vs the recording core: assumption
+        core_ipc: 1.0,              // assumption: half the dual issue of [001] Tab 4.3's in-order cores, no memory stalls
+        cores_per_tile: 4,          // [001] Tab 4.3b: 8 tiles x 4 cores
+        l1: ADM_L1,                 // [001] Tab 4.3b: 32 KB 4-way 1 cycle
+        l2: Some(ADM_L2),           // [001] Tab 4.3b: tile L2 4 MB 16-way 10 cycles (banks: as [000])
         l3: Some(cache(
             8 * 16 * MB, // [001] Tab 4.3b: 16 MB per tile bank, 8 tiles
             16,          // [001] Tab 4.3b: 16-way
@@ -368,10 +379,11 @@ static PRESETS: [Preset; 8] = [
         name: "hb-128",
         summary: "HammerBlade: 128 RISC-V cores on a 16x8 mesh, 4 KB scratchpads, no data caches, 32 LLC banks, one HBM2 channel",
         source: "[003] Cheng et al., ASPLOS'23, §2.1 (Fig. 2) and §5.1",
-        cores: 128,          // [003] §5.1: 16 columns x 8 rows
-        threads_per_core: 1, // [003] §2.1: scalar cores
-        ghz: 1.5,            // [003] §5.1: 1.5 GHz
-        ipc: 0.35,           // single-issue in-order RV32 vs the recording core: assumption
+        cores: 128,                  // [003] §5.1: 16 columns x 8 rows
+        threads_per_core: 1,         // [003] §2.1: scalar cores
+        ghz: 1.5,                    // [003] §5.1: 1.5 GHz
+        ipc_vs_recording_core: 0.35, // single-issue in-order RV32 vs the recording core: assumption
+        core_ipc: 1.0,               // assumption: the peak of [003] §2.1's single-issue cores, no memory stalls
         cores_per_tile: 1,
         // [003] §2.1: no data cache and no coherence. A load goes to its LLC
         // bank over the mesh and back; a store is posted (costs its issue
@@ -414,7 +426,8 @@ static PRESETS: [Preset; 8] = [
         cores: 32,                      // [004]: 1-32 cores
         threads_per_core: 1,            // assumption
         ghz: 3.2,                       // assumption
-        ipc: 0.5,                       // assumption
+        ipc_vs_recording_core: 0.5,     // assumption
+        core_ipc: 1.0,                  // assumption: an in-order core as in [004], no memory stalls
         cores_per_tile: 1,              // [004]: private L1s
         l1: cache(32 * KB, 4, 2, 1, 0), // private L1: sizes and latency assumptions
         l2: None,
@@ -451,10 +464,11 @@ static PRESETS: [Preset; 8] = [
         name: "host-2",
         summary: "The recording machine: 2 cores of an AMD EPYC (Zen 3) VM, one thread each",
         source: "lscpu and /sys/devices/system/cpu/cpu0/cache (sizes); typical Zen 3 latencies (assumptions)",
-        cores: 2,            // lscpu: 2 CPUs, 1 thread per core
-        threads_per_core: 1, // lscpu
-        ghz: 2.45,           // lscpu BogoMIPS 4890 / 2: assumption on the clock
-        ipc: 1.0,            // traces are recorded here
+        cores: 2,                   // lscpu: 2 CPUs, 1 thread per core
+        threads_per_core: 1,        // lscpu
+        ghz: 2.45,                  // lscpu BogoMIPS 4890 / 2: assumption on the clock
+        ipc_vs_recording_core: 1.0, // traces are recorded here
+        core_ipc: 1.0,              // the reference: nothing measured; recorded instructions run at one per cycle
         cores_per_tile: 1,
         l1: cache(
             32 * KB, // sysfs index0: 32K data
@@ -542,7 +556,7 @@ mod tests {
             assert!(p.cores_per_tile <= 14, "{}: at most 14 cores per tile", p.name);
             assert!(p.l2.is_some() || p.cores_per_tile == 1 || p.l1.bytes == 0, "{}", p.name);
             assert!(p.l1.bytes > 0 || p.l3.is_some(), "{}: an uncached chip needs an LLC", p.name);
-            assert!(p.mem_channels > 0 && p.ipc > 0.0 && p.ghz > 0.0, "{}", p.name);
+            assert!(p.mem_channels > 0 && p.ipc_vs_recording_core > 0.0 && p.core_ipc > 0.0 && p.ghz > 0.0, "{}", p.name);
             for c in [Some(p.l1), p.l2, p.l3].into_iter().flatten().filter(|c| c.bytes > 0) {
                 assert!(c.ways > 0 && c.bytes % (64 * c.ways * c.banks.max(1)) == 0, "{}", p.name);
             }

@@ -32,6 +32,11 @@ pub struct Server {
     /// Cycles of service booked in each kept window: window `w` is
     /// `ring[w & (ring.len() - 1)]` (a power of two, at least `len`).
     ring: Vec<u32>,
+    /// Per kept window, in the same layout: 0, or `k` when this window and
+    /// the `k - 1` after it are all full (a window never empties while it is
+    /// kept, so a request skips a booked-out backlog in a few hops: a
+    /// union-find with path compression over "the first window not full").
+    skip: Vec<u32>,
     /// The newest request's window.
     newest: u64,
     requests: u64,
@@ -58,7 +63,7 @@ impl Server {
     /// A server with windows of `window` cycles (rounded up to a power of two).
     pub fn with_window(window: u64) -> Server {
         let w = window.max(1).next_power_of_two();
-        Server { shift: w.trailing_zeros(), base: 0, len: 0, ring: Vec::new(), newest: 0, requests: 0, waited: 0 }
+        Server { shift: w.trailing_zeros(), base: 0, len: 0, ring: Vec::new(), skip: Vec::new(), newest: 0, requests: 0, waited: 0 }
     }
 
     fn window(&self) -> u64 {
@@ -85,10 +90,13 @@ impl Server {
             // Grow, keeping each window at its own slot.
             let cap = (i + 1).next_power_of_two().max(2 * Self::HISTORY as usize);
             let mut ring = vec![0u32; cap];
+            let mut skip = vec![0u32; cap];
             for k in 0..self.len {
                 ring[(self.base as usize).wrapping_add(k) & (cap - 1)] = self.ring[self.at(k)];
+                skip[(self.base as usize).wrapping_add(k) & (cap - 1)] = self.skip[self.at(k)];
             }
             self.ring = ring;
+            self.skip = skip;
         }
         let mask = self.ring.len() - 1;
         let from = (self.base as usize).wrapping_add(self.len) & mask;
@@ -97,6 +105,8 @@ impl Server {
         let first = n.min(self.ring.len() - from);
         self.ring[from..from + first].fill(0);
         self.ring[..n - first].fill(0);
+        self.skip[from..from + first].fill(0);
+        self.skip[..n - first].fill(0);
         self.len = i + 1;
     }
 
@@ -122,15 +132,9 @@ impl Server {
         }
         let cap = self.window() as u32;
         // The first window at or after w with room.
-        let mut i = (w - self.base) as usize;
         let limit = (self.newest - self.base + Self::MAX_AHEAD) as usize;
-        loop {
-            self.extend_to(i);
-            if self.ring[self.at(i)] < cap || i + 1 >= limit {
-                break;
-            }
-            i += 1;
-        }
+        let i = self.first_not_full((w - self.base) as usize, cap).min(limit - 1);
+        self.extend_to(i);
         let wstart = (self.base + i as u64) << self.shift;
         let slot = self.at(i);
         let start = now.max(wstart + self.ring[slot] as u64);
@@ -150,6 +154,26 @@ impl Server {
         }
         self.waited += start - now;
         start
+    }
+
+    /// The first kept window at or after `i` (an offset from `base`) that is
+    /// not full, or the first one past those kept (empty); compresses the
+    /// path it walked.
+    #[inline]
+    fn first_not_full(&mut self, i: usize, cap: u32) -> usize {
+        let mut j = i;
+        while j < self.len && self.ring[self.at(j)] >= cap {
+            j += (self.skip[self.at(j)] as usize).max(1);
+        }
+        // Every window in i..j is full: point the walked ones at j.
+        let mut k = i;
+        while k < j && k < self.len {
+            let slot = self.at(k);
+            let next = k + (self.skip[slot] as usize).max(1);
+            self.skip[slot] = (j - k).min(u32::MAX as usize) as u32;
+            k = next;
+        }
+        j
     }
 
     /// Requests served.

@@ -36,7 +36,8 @@ impl FixedMech {
         let mut c = costs::LOCAL_PUSH + cx.sched_access(from, queue_line(to), true, t);
         if to != from {
             c += cx.m.msg_latency(from, to) as u64;
-            cx.wake(to, t + c);
+            // The receiver, if idle, is a parked thread.
+            cx.wake(to, t + c + self.wake_cycles(cx));
         }
         c
     }

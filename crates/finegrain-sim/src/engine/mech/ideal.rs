@@ -80,6 +80,10 @@ impl SimMechanism for IdealMech {
         self.parked.park(w);
     }
 
+    fn wake_cycles(&self, _cx: &Ctx<'_>) -> u64 {
+        0
+    }
+
     fn latch_latency(&self, _cx: &mut Ctx<'_>, _from: usize, _to: usize) -> u64 {
         0
     }

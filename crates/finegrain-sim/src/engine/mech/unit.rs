@@ -76,7 +76,7 @@ impl UnitMech {
     /// (on a machine without the hardware unit, the runtime's lock).
     fn gtu_request(&mut self, cx: &mut Ctx<'_>, w: usize, t: u64) -> u64 {
         if !cx.cfg.preset.task_unit_hw {
-            return self.locked_op(cx, w, t);
+            return self.locked_op(cx, w, t, costs::LOCKED_QUEUE_OP);
         }
         let one = cx.m.center_latency(w) as u64;
         // The ideal network's GTU serves any number of requests at once
@@ -89,12 +89,12 @@ impl UnitMech {
     }
 
     /// One operation on the locked global queue: acquire (the lock line and
-    /// the lock's queue), the critical section, release.
-    fn locked_op(&mut self, cx: &mut Ctx<'_>, w: usize, t: u64) -> u64 {
+    /// the lock's queue), the critical section of `critical` cycles, release.
+    fn locked_op(&mut self, cx: &mut Ctx<'_>, w: usize, t: u64, critical: u64) -> u64 {
         let acquire = cx.sched_access(w, LOCK_LINE, true, t);
-        let start = self.server.serve(t + acquire, costs::LOCKED_QUEUE_OP);
+        let start = self.server.serve(t + acquire, critical);
         let head = cx.sched_access(w, HEAD_LINE, true, start);
-        let c = start + costs::LOCKED_QUEUE_OP + head - t;
+        let c = start + critical + head - t;
         cx.op(Op::UnitRequest, c);
         c
     }
@@ -107,14 +107,15 @@ impl UnitMech {
     }
 
     fn to_global(&mut self, cx: &mut Ctx<'_>, w: usize, items: Vec<Item>, t: u64) -> u64 {
-        let c = self.locked_op(cx, w, t);
+        let c = self.locked_op(cx, w, t, costs::GLOBAL_INSERT * items.len() as u64);
         for it in items {
             let k = self.key_of(cx, w, &it);
             let s = &mut *self;
             s.global.insert(k, it);
             s.total += 1;
         }
-        self.parked.wake_one(cx, t + c, cx.cfg.preset.wake_cycles);
+        let wake = self.wake_cycles(cx);
+        self.parked.wake_one(cx, t + c, wake);
         c
     }
 
@@ -125,14 +126,14 @@ impl UnitMech {
                 let s = &mut *self;
                 s.near[w].push_back((item, 0));
                 let k = h.spill_count(s.near[w].len());
-                let mut c = costs::LOCAL_PUSH;
+                let mut c = costs::SWHIER_PUSH;
                 if k > 0 {
                     let out: Vec<Item> = s.near[w].drain(..k).map(|(i, _)| i).collect();
                     c += self.to_global(cx, w, out, t);
                 }
                 c
             }
-            UnitPolicy::Pdf => self.to_global(cx, w, vec![item], t),
+            UnitPolicy::Pdf => costs::PDF_SPAWN + self.to_global(cx, w, vec![item], t),
         }
     }
 
@@ -157,16 +158,38 @@ impl UnitMech {
         s.total += 1;
         if !cx.cfg.preset.task_unit_hw {
             // The runtime's emulation: the worker takes the unit's lock.
-            cost += self.locked_op(cx, w, t);
-            self.parked.wake_one(cx, t + cost, cx.cfg.preset.wake_cycles);
+            cost += self.locked_op(cx, w, t, costs::LOCKED_QUEUE_OP);
+            let wake = self.wake_cycles(cx);
+            self.parked.wake_one(cx, t + cost, wake);
             return cost;
         }
         // Posted: the core does not wait, but the request takes a slot.
         let one = cx.m.center_latency(w) as u64;
         self.server.serve(t + one, costs::CARBON_GTU_SERVICE);
         cx.messages += 1;
-        self.parked.wake_one(cx, t + one, cx.cfg.preset.wake_cycles);
+        self.answer_blocked(cx, c, t + one);
         cost
+    }
+
+    /// Carbon with the hardware unit: a task reaching the GTU at `arrival`
+    /// answers the oldest dequeue blocked there, and so on while tasks are
+    /// left (a steal inside the unit moves several). The unit serves it (one
+    /// request slot, the 8-cycle access) and the answer crosses the network
+    /// to the blocked core, which resumes with the task in hand (ISCA 2007,
+    /// sections 4.2-4.3: a dequeue that finds no task blocks in the unit; no
+    /// software spin, yield or park).
+    /// While the unit holds tasks, each blocked dequeue in turn is answered.
+    fn answer_blocked(&mut self, cx: &mut Ctx<'_>, c: Carbon, arrival: u64) {
+        while self.total > 0 {
+            let Some(b) = self.parked.pop_asleep(cx) else { return };
+            let Some((item, _)) = self.carbon_from_gtu(cx, b, c, true) else { return };
+            let start = self.server.serve(arrival, costs::CARBON_GTU_SERVICE);
+            let ready = start + costs::CARBON_GTU_ACCESS + cx.m.center_latency(b) as u64;
+            // The answer waits in the core's buffer; its dequeue takes it there.
+            self.near[b].push_back((item, ready));
+            cx.messages += 1;
+            cx.wake(b, ready);
+        }
     }
 
     fn unit_wants_split(&mut self, cx: &mut Ctx<'_>, w: usize) -> bool {
@@ -191,12 +214,23 @@ impl UnitMech {
                 // The request that found nothing is this round's cost.
                 let c = self.failed_unit_request(cx, w, t);
                 cx.op(Op::FailedRound, c);
+                if self.blocks_in_hardware(cx) {
+                    // The dequeue stays blocked in the unit until a task comes
+                    // (`answer_blocked`).
+                    return Found::Sleep(c, Bucket::Starved);
+                }
                 match cx.backoff(w, false) {
                     Some(wait) => Found::Retry(c + wait, Bucket::StealFail),
                     None => Found::Sleep(c, Bucket::Starved),
                 }
             }
         }
+    }
+
+    /// Carbon on a chip with its task unit: an idle core waits in the unit's
+    /// dequeue, not in software.
+    fn blocks_in_hardware(&self, cx: &Ctx<'_>) -> bool {
+        matches!(self.policy, UnitPolicy::Carbon(_)) && cx.cfg.preset.task_unit_hw
     }
 
     /// What asking the unit and finding it empty cost: the runtime reads the
@@ -279,15 +313,14 @@ impl UnitMech {
 
     fn swhier_dequeue(&mut self, cx: &mut Ctx<'_>, w: usize, h: SwHier, t: u64) -> Option<(Item, u64, bool)> {
         if let Some((e, _)) = self.near[w].pop_back() {
-            return Some((e, costs::LOCAL_POP, true));
+            return Some((e, costs::SWHIER_POP, true));
         }
         if self.total == 0 {
             return None;
         }
-        let c = self.locked_op(cx, w, t);
-        let n = cx.n;
+        let k = h.fetch_count(self.total.max(1), cx.n);
+        let c = self.locked_op(cx, w, t, costs::GLOBAL_REMOVE * k.min(self.global.len()) as u64);
         let s = &mut *self;
-        let k = h.fetch_count(s.total.max(1), n);
         let mut got = Vec::with_capacity(k);
         while got.len() < k {
             match s.global.pop_first() {
@@ -312,7 +345,7 @@ impl UnitMech {
         if self.total == 0 {
             return None;
         }
-        let c = self.locked_op(cx, w, t);
+        let c = self.locked_op(cx, w, t, costs::GLOBAL_REMOVE);
         let s = &mut *self;
         let (_, e) = s.global.pop_first()?;
         s.total -= 1;
@@ -336,5 +369,21 @@ impl SimMechanism for UnitMech {
 
     fn on_sleep(&mut self, _cx: &mut Ctx<'_>, w: usize, _at: u64) {
         self.parked.park(w);
+    }
+
+    fn serial_paths(&self) -> bool {
+        self.policy.global_order() == finegrain::policy::unit::GlobalOrder::Serial
+    }
+
+    /// `sw-hier`, `pdf` and the software `carbon` park their threads; under
+    /// the hardware unit a blocked dequeue is answered by the unit
+    /// (`answer_blocked`: the network latency and the 8-cycle access), and
+    /// nothing else wakes a core blocked there.
+    fn wake_cycles(&self, cx: &Ctx<'_>) -> u64 {
+        if self.blocks_in_hardware(cx) {
+            0
+        } else {
+            cx.cfg.preset.wake_cycles
+        }
     }
 }

@@ -129,7 +129,8 @@ impl SimMechanism for WsMech {
         c += cx.sched_access(w, descriptor_line(&item), true, t);
         c += self.deque_access(cx, w, w, slot_line(w, slot), true, t);
         c += self.deque_access(cx, w, w, deque_line(w, BOTTOM), true, t);
-        self.parked.wake_one(cx, t, cx.cfg.preset.wake_cycles);
+        let wake = self.wake_cycles(cx);
+        self.parked.wake_one(cx, t, wake);
         c
     }
 
