@@ -88,10 +88,10 @@ impl Instance for CannyInstance {
         edge_digest(&class)
     }
     fn parallel(&self) -> Output {
-        let class = finegrain::record::region(|| {
-            let mut class = pipeline::classify_finegrain(self.dims, &self.pixels);
+        let (class, _images) = finegrain::record::region(|| {
+            let (mut class, images) = pipeline::classify_finegrain(self.dims, &self.pixels);
             hysteresis::finegrain(self.dims, &mut class);
-            class
+            (class, images)
         });
         edge_digest(&class)
     }

@@ -17,6 +17,9 @@ use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 
 /// Tuples per partitioning task.
 const CHUNK: usize = 16 * 1024;
+/// Partitions per task of the prefix sum: a task reads a run of this many
+/// counts from every chunk's row.
+const PARTS_GRAIN: usize = 64;
 /// Probe tuples per task at most: each probe is tens of instructions.
 const PROBE_GRAIN: usize = 256;
 
@@ -25,6 +28,9 @@ const PROBE_GRAIN: usize = 256;
 pub struct Partitioned {
     pub tuples: Vec<Tuple>,
     pub start: Vec<usize>,
+    /// The per-chunk counts and offsets partitioning used, kept so that they
+    /// are freed where the partitioned relation is, after the measured region.
+    _scratch: [Vec<usize>; 2],
 }
 
 impl Partitioned {
@@ -56,19 +62,7 @@ pub fn partition<P: Par>(par: P, input: &[Tuple], bits: u32) -> Partitioned {
             counts[partition_of(t.key, bits)] += 1;
         }
     });
-    // Partition-major prefix sum: chunk c's slots for partition p follow
-    // those of chunks before c.
-    let mut start = vec![0usize; parts + 1];
-    let mut offset = vec![0usize; chunks * parts];
-    let mut total = 0;
-    for p in 0..parts {
-        start[p] = total;
-        for c in 0..chunks {
-            offset[c * parts + p] = total;
-            total += hist[c * parts + p];
-        }
-    }
-    start[parts] = total;
+    let (start, mut offset) = prefix_sums(par, &hist, chunks, parts);
     // Zeroed pages, first touched by the scatter tasks: no serial pass over
     // the relation on the task that partitions.
     let mut tuples = zeroed(input.len());
@@ -90,7 +84,59 @@ pub fn partition<P: Par>(par: P, input: &[Tuple], bits: u32) -> Partitioned {
             *slot += 1;
         }
     });
-    Partitioned { tuples, start }
+    Partitioned { tuples, start, _scratch: [hist, offset] }
+}
+
+/// Partition-major prefix sum of the per-chunk counts: chunk `c`'s first slot
+/// for partition `p` follows the slots of partition `p` in chunks before `c`,
+/// which follow every slot of partitions before `p`. Returns each partition's
+/// start and each chunk's row of first slots.
+///
+/// Parallel over ranges of partitions, in two passes (the scan of Blelloch,
+/// "Prefix sums and their applications", CMU-CS-90-190, section 1.2, with one
+/// task per range of columns): each task sums its columns, the root scans the
+/// `parts` column sums, and each task writes its columns' running offsets.
+fn prefix_sums<P: Par>(par: P, hist: &[usize], chunks: usize, parts: usize) -> (Vec<usize>, Vec<usize>) {
+    let rows = || (0..chunks).map(move |c| c * parts);
+    let mut start = vec![0usize; parts + 1];
+    par.for_each_chunk_mut(&mut start[..parts], PARTS_GRAIN, |p0, sums| {
+        let ps = p0..p0 + sums.len();
+        finegrain::record::declare(|| {
+            for r in rows() {
+                finegrain::record::read(&hist[r + ps.start..r + ps.end]);
+            }
+        });
+        for r in rows() {
+            for (s, &h) in sums.iter_mut().zip(&hist[r + ps.start..r + ps.end]) {
+                *s += h;
+            }
+        }
+    });
+    let mut total = 0;
+    for s in &mut start {
+        let n = *s;
+        *s = total;
+        total += n;
+    }
+    let mut offset = vec![0usize; chunks * parts];
+    let out = SharedMut::new(&mut offset);
+    par.for_each_chunk(0..parts, PARTS_GRAIN, |ps| {
+        let mut next = start[ps.clone()].to_vec();
+        finegrain::record::declare(|| {
+            for r in rows() {
+                finegrain::record::read(&hist[r + ps.start..r + ps.end]);
+                out.declare_write(r + ps.start..r + ps.end);
+            }
+        });
+        for r in rows() {
+            for (k, p) in ps.clone().enumerate() {
+                // SAFETY: tasks own disjoint ranges of columns.
+                unsafe { out.write(r + p, next[k]) };
+                next[k] += hist[r + p];
+            }
+        }
+    });
+    (start, offset)
 }
 
 pub fn build<P: Par>(par: P, r: &Partitioned) -> Vec<Table> {

