@@ -35,7 +35,7 @@ impl Workload for HashJoin {
             Size::Test => (2_000, 8_000),
             Size::Small => (100_000, 400_000),
             Size::Full => (4_000_000, 8_000_000),
-            Size::Paper => (4_000_000, 32_000_000),
+            Size::Paper => (2_000_000, 8_000_000),
         };
         let mut rng = SplitMix64::new(seed ^ 0x6861_7368_6a6f_696e);
         // Build keys cover 0..build with repeats; probe keys reach twice as

@@ -46,7 +46,7 @@ impl Workload for MatMul {
             Size::Full => 2048,
             // Parallelism (work over span) above ten times 256 threads once
             // each step's cost is the least of repeated recordings.
-            Size::Paper => 2048,
+            Size::Paper => 1024,
         };
         // Row-major A then row-major B, from one stream, entries in [0, 1).
         let mut g = SplitMix64::new(seed);

@@ -54,7 +54,7 @@ impl Workload for PageRank {
             Size::Full => (20, 8, 20),
             // A wider graph, fewer iterations: each iteration's loops are
             // what a schedule can spread.
-            Size::Paper => (22, 8, 3),
+            Size::Paper => (20, 8, 3),
         };
         Box::new(PageRankInstance::new(&rmat(scale, edge_factor, seed), iters, Some(scale)))
     }

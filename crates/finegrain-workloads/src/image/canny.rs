@@ -58,7 +58,7 @@ impl Workload for Canny {
             Size::Test => (64, 48),
             Size::Small => (1024, 768),
             Size::Full => (4096, 3072),
-            Size::Paper => (8192, 6144),
+            Size::Paper => (4096, 3072),
         };
         let pixels = synth::scene(width, height, seed);
         Ok(Box::new(CannyInstance { dims: Dims { width, height }, pixels, origin: "synthetic".into() }))

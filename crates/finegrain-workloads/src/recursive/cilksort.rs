@@ -41,9 +41,8 @@ impl Workload for CilkSort {
             Size::Full => 1 << 23,
             // 32 M keys: the ADM paper's mergesort scaled until the trace's
             // parallelism passes ten times 256 threads.
-            // 64 MB of keys, eight times the PDF study's shared L2; its
-            // parallelism is above ten times 256 threads.
-            Size::Paper => 1 << 23,
+            // 32 MB of keys, four times the PDF study's shared L2.
+            Size::Paper => 1 << 22,
         };
         let mut g = SplitMix64::new(seed);
         let keys = (0..n).map(|_| g.next_u64()).collect();

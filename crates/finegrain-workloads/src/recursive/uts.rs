@@ -49,7 +49,7 @@ impl Workload for Uts {
             Size::Test => (16, 6),
             Size::Small => (64, 8),
             Size::Full => (128, 10),
-            Size::Paper => (512, 10),
+            Size::Paper => (64, 10),
         };
         Box::new(UtsInstance { tree: Tree::new(seed, 4.0, root, depth) })
     }

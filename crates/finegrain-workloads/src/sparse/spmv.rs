@@ -46,7 +46,7 @@ impl Workload for SpMV {
             Size::Test => (2_000, 8, 3),
             Size::Small => (50_000, 16, 5),
             Size::Full => (1 << 19, 16, 20),
-            Size::Paper => (1 << 22, 16, 2),
+            Size::Paper => (1 << 20, 16, 2),
         };
         let mut g = SplitMix64::new(seed);
         let a = random_csr(n, k, &mut g);

@@ -110,8 +110,9 @@ pub fn main(a: &SimArgs) -> Result<bool, Failure> {
 
 /// Simulate `runs`, grouped by workload: each workload's trace is loaded
 /// once, on a thread of its own (a recording runs outside any pool) while
-/// the previous workload's runs are simulated on the pool, so that at most
-/// two traces are held at once and recording does not idle the pool.
+/// earlier workloads' runs are simulated on the pool, so that recording does
+/// not idle the pool. One trace is loaded ahead per four workers (at least
+/// one), which bounds how many traces are held at once.
 fn sweep_phase(pool: &finegrain::Pool, runs: BTreeSet<Run>, size: finegrain_workloads::Size, seed: u64, what: &str) -> Result<Swept, String> {
     let mut by_workload: BTreeMap<&'static str, Vec<Run>> = BTreeMap::new();
     let total = runs.len();
@@ -119,15 +120,24 @@ fn sweep_phase(pool: &finegrain::Pool, runs: BTreeSet<Run>, size: finegrain_work
         by_workload.entry(r.workload).or_default().push(r);
     }
     let work: Vec<(&'static str, Vec<Run>)> = by_workload.into_iter().collect();
+    let ahead = (pool.threads() / 4).max(1);
     let bar = super::progress(total as u64, what);
     let mut out = Swept { results: BTreeMap::new(), traces: Vec::new(), events: 0 };
     std::thread::scope(|s| -> Result<(), String> {
         let record = |w: &'static str| s.spawn(move || trace(w, size, seed));
-        let mut next = work.first().map(|(w, _)| record(w));
-        for (i, (w, rs)) in work.iter().enumerate() {
-            let recorded = next.take().expect("the next trace is being recorded").join();
+        let mut loading = std::collections::VecDeque::new();
+        let mut next = 0;
+        for (w, rs) in &work {
+            while next < work.len() && loading.len() < ahead {
+                loading.push_back(record(work[next].0));
+                next += 1;
+            }
+            let recorded = loading.pop_front().expect("this workload's trace is being loaded").join();
             let (g, line) = recorded.map_err(|_| format!("recording {w} panicked"))??;
-            next = work.get(i + 1).map(|(w2, _)| record(w2));
+            if next < work.len() {
+                loading.push_back(record(work[next].0));
+                next += 1;
+            }
             bar.println(&line);
             out.traces.push(line);
             bar.set_message(w.to_string());
