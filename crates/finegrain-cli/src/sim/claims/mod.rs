@@ -133,12 +133,24 @@ fn sweep_phase(pool: &finegrain::Pool, runs: BTreeSet<Run>, size: finegrain_work
                 next += 1;
             }
             let recorded = loading.pop_front().expect("this workload's trace is being loaded").join();
-            let (g, line) = recorded.map_err(|_| format!("recording {w} panicked"))??;
             if next < work.len() {
                 loading.push_back(record(work[next].0));
                 next += 1;
             }
-            bar.println(&line);
+            // A workload that cannot be recorded fails its claims, not the sweep.
+            let (g, line) = match recorded.map_err(|_| format!("recording {w} panicked")).and_then(|r| r) {
+                Ok(x) => x,
+                Err(e) => {
+                    say(&bar, &format!("{w}: {e}"));
+                    out.traces.push(format!("{w}: not recorded: {e}"));
+                    for r in rs {
+                        out.results.insert(r.clone(), Err(format!("{w} was not recorded: {e}")));
+                        bar.inc(1);
+                    }
+                    continue;
+                }
+            };
+            say(&bar, &line);
             out.traces.push(line);
             bar.set_message(w.to_string());
             let got = pool.install(|| runs::sweep(&g, rs, seed, &|_| bar.inc(1)));
@@ -153,6 +165,16 @@ fn sweep_phase(pool: &finegrain::Pool, runs: BTreeSet<Run>, size: finegrain_work
     })?;
     bar.finish_and_clear();
     Ok(out)
+}
+
+/// A line of progress above the bar, or on stderr where the bar is hidden
+/// (not a terminal), so that a logged run shows how far it got.
+fn say(bar: &indicatif::ProgressBar, line: &str) {
+    if bar.is_hidden() {
+        eprintln!("{line}");
+    } else {
+        bar.println(line);
+    }
 }
 
 /// The claim's quantity with each isolating switch: "ideal network 1.02,
