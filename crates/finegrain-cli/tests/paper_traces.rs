@@ -2,51 +2,54 @@
 //! most 1% of its work in the root task (set-up and verification are outside
 //! the measured region, `finegrain::record::region`) and a parallelism
 //! (work / span, `finegrain_sim::trace::work_span`) of at least ten times
-//! the largest thread count a claim uses (256), unless its input is the
+//! the largest thread count of a claim that uses it, unless its input is the
 //! paper's own and its parallelism limited by nature ([`PAPER_OWN`]).
 //!
-//! Recording every workload at `paper` size takes minutes, so the test is
-//! ignored by default; `.ci/run` runs it in release:
+//! Recording every workload at `paper` size three times takes minutes, so
+//! the test is ignored by default:
 //! `cargo test --release -p finegrain-cli --test paper_traces -- --ignored --nocapture`.
 //! It prints the table `docs/simulation.md` ("Traces of the parallel
-//! region") shows.
+//! region") shows. It does not pass yet, and is not in `.ci/run`: several
+//! programs' parallelism is below the target at the sizes a 30-minute
+//! sweep can simulate (the table there says which).
 
 mod common;
 use common::{finegrain, scratch};
 
-/// The workloads the claims use (`../shared/specs/many-core.md`, B3; Carbon's
-/// Table 2 set as the project has it).
-const CLAIM_WORKLOADS: &[&str] = &[
-    "cilksort",
-    "cg",
-    "maxflow-async",
-    "hashjoin",
-    "gtfold-dataflow",
-    "canny",
-    "uts",
-    "pagerank",
-    "matmul",
-    "gauss-seidel",
-    "spmv",
-    "sva-dense",
-    "mvm",
-    "gps",
-    "binomial",
-    "cf",
-    "fs",
-    "bs",
+/// The workloads the claims use (`crates/finegrain-cli/src/sim/claims/list.rs`),
+/// each with the largest thread count of a claim that uses it: ADM's (000)
+/// at 256 threads, HammerBlade's (003) at 128, Carbon's (002) at 64.
+const CLAIM_WORKLOADS: &[(&str, usize)] = &[
+    ("cilksort", 256),
+    ("cg", 256),
+    ("maxflow-async", 256),
+    ("hashjoin", 256),
+    ("canneal", 256),
+    ("gtfold-loop", 256),
+    ("gtfold-dataflow", 256),
+    ("uts", 128),
+    ("pagerank", 128),
+    ("matmul", 128),
+    ("spmv", 128),
+    ("gauss-seidel", 64),
+    ("canny", 64),
+    ("mvm", 64),
+    ("gps", 64),
+    ("binomial", 64),
+    ("cf", 64),
 ];
 
 /// Inputs that are the paper's own, whose parallelism is limited by the
 /// program (gtfold's wavefront: Sanchez et al., ASPLOS 2010, section 6.4).
-const PAPER_OWN: &[&str] = &["gtfold-dataflow"];
+const PAPER_OWN: &[&str] = &["gtfold-dataflow", "gtfold-loop"];
 
 /// Ten times the largest thread count of a claim.
-const MIN_PARALLELISM: f64 = 2560.0;
+const PARALLELISM_PER_THREAD: f64 = 10.0;
 const MAX_ROOT_SHARE: f64 = 0.01;
 
 struct Row {
     name: String,
+    threads: usize,
     tasks: u64,
     work: f64,
     span: f64,
@@ -62,7 +65,7 @@ fn after(text: &str, key: &str) -> Option<f64> {
     num.parse().ok()
 }
 
-fn record(name: &str) -> Row {
+fn record(name: &str, threads: usize) -> Row {
     let dir = scratch(&format!("paper-{name}"));
     std::fs::create_dir_all(&dir).unwrap();
     let out = dir.join("t.trace");
@@ -72,19 +75,20 @@ fn record(name: &str) -> Row {
     let parse = |key: &str| after(&stdout, key).unwrap_or_else(|| panic!("{name}: no {key:?} in {stdout}"));
     Row {
         name: name.to_string(),
+        threads,
         tasks: parse("(paper):") as u64,
         work: parse("work "),
         span: parse("span "),
         parallelism: parse("parallelism "),
         root: parse("root's own work ") / 100.0,
-        seconds: parse("recorded in "),
+        seconds: parse("recording(s) in "),
     }
 }
 
 #[test]
-#[ignore = "records every claim workload at paper size: minutes; run in release by .ci/run"]
+#[ignore = "records every claim workload at paper size three times: minutes; docs/simulation.md gives its last result"]
 fn paper_traces_are_parallel_and_keep_set_up_out_of_the_root() {
-    let rows: Vec<Row> = CLAIM_WORKLOADS.iter().map(|w| record(w)).collect();
+    let rows: Vec<Row> = CLAIM_WORKLOADS.iter().map(|&(w, t)| record(w, t)).collect();
     println!("| workload | tasks | work (M) | span (M) | parallelism | root share | record (s) |");
     println!("|---|---:|---:|---:|---:|---:|---:|");
     for r in &rows {
@@ -95,8 +99,9 @@ fn paper_traces_are_parallel_and_keep_set_up_out_of_the_root() {
         if r.root > MAX_ROOT_SHARE {
             failures.push(format!("{}: the root does {:.2}% of the work (at most {:.0}%)", r.name, 100.0 * r.root, 100.0 * MAX_ROOT_SHARE));
         }
-        if r.parallelism < MIN_PARALLELISM && !PAPER_OWN.contains(&r.name.as_str()) {
-            failures.push(format!("{}: parallelism {:.0} (at least {MIN_PARALLELISM:.0})", r.name, r.parallelism));
+        let least = PARALLELISM_PER_THREAD * r.threads as f64;
+        if r.parallelism < least && !PAPER_OWN.contains(&r.name.as_str()) {
+            failures.push(format!("{}: parallelism {:.0} (at least {least:.0}, ten times {} threads)", r.name, r.parallelism, r.threads));
         }
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
@@ -104,11 +109,11 @@ fn paper_traces_are_parallel_and_keep_set_up_out_of_the_root() {
 
 #[test]
 fn the_parser_reads_a_record_summary() {
-    let s = "cilksort (paper): 12 tasks (1 root), 0 loops, 1.00 M cycles of work (2.45 GHz clock), 3 line runs (0.00 M lines, 0 dropped at the cap of 4096 runs per stretch); recorded in 0.25 s\n  work 1.00 M, span 0.010 M, parallelism 100, root's own work 0.50% of the work (tsc clock; measured region only)";
+    let s = "cilksort (paper): 12 tasks (1 root), 0 loops, 1.00 M cycles of work (2.45 GHz clock), 3 line runs (0.00 M lines, 0 dropped at the cap of 4096 runs per stretch); 3 recording(s) in 0.25 s\n  work 1.00 M, span 0.010 M, parallelism 100, root's own work 0.50% of the work (tsc clock; measured region only)";
     assert_eq!(after(s, "(paper):"), Some(12.0));
     assert_eq!(after(s, "span "), Some(0.010));
     assert_eq!(after(s, "parallelism "), Some(100.0));
     assert_eq!(after(s, "root's own work "), Some(0.5));
-    assert_eq!(after(s, "recorded in "), Some(0.25));
+    assert_eq!(after(s, "recording(s) in "), Some(0.25));
     assert_eq!(after(s, "nothing "), None);
 }
