@@ -4,32 +4,9 @@
 
 use super::{simulate, Delivery, SimConfig, SimPolicy, SimResult};
 use crate::machine::{preset, Preset};
-use finegrain::taskgraph::{Builder, Lines, Meta, Step, TaskGraph, TaskId, TaskKind};
+use finegrain::taskgraph::{Builder, Lines, Step, TaskGraph};
 
-fn meta() -> Meta {
-    Meta::synthetic("hand", "test", 1)
-}
-
-/// A binary tree of joins, `depth` levels, each leaf writing its own 4 lines.
-fn tree(depth: u32, leaf: u64) -> TaskGraph {
-    fn node(b: &mut Builder, t: TaskId, depth: u32, leaf: u64, next_line: &mut u64) {
-        if depth == 0 {
-            b.work(t, leaf, &[Lines { first: *next_line, count: 4, write: true }]);
-            *next_line += 4;
-            return;
-        }
-        let l = b.latch();
-        let child = b.task(TaskKind::Join, Some(l));
-        b.push(t, Step::Spawn { task: child });
-        node(b, t, depth - 1, leaf, next_line);
-        b.push(t, Step::Wait { latch: l });
-        node(b, child, depth - 1, leaf, next_line);
-    }
-    let mut b = Builder::new(meta());
-    let mut line = 0;
-    node(&mut b, 0, depth, leaf, &mut line);
-    b.finish().unwrap()
-}
+use super::tests::{meta, tree};
 
 /// The root works alone for 200,000 cycles (long enough for the other
 /// workers to give up looking and go to sleep), then runs a loop.

@@ -5,13 +5,13 @@ use super::{simulate, Delivery, SimConfig, SimPolicy};
 use crate::machine::preset;
 use finegrain::taskgraph::{Builder, Lines, Meta, Step, TaskGraph, TaskId, TaskKind};
 
-fn meta() -> Meta {
+pub(super) fn meta() -> Meta {
     Meta::synthetic("hand", "test", 1)
 }
 
 /// A binary fork-join tree of `depth` levels with `leaf` cycles per leaf,
-/// each leaf reading its own 4 lines.
-fn tree(depth: u32, leaf: u64) -> TaskGraph {
+/// each leaf writing its own 4 lines.
+pub(super) fn tree(depth: u32, leaf: u64) -> TaskGraph {
     fn node(b: &mut Builder, t: TaskId, depth: u32, leaf: u64, next_line: &mut u64) {
         if depth == 0 {
             b.work(t, leaf, &[Lines { first: *next_line, count: 4, write: true }]);
