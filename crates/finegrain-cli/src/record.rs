@@ -157,12 +157,8 @@ pub fn record_workload(name: &str, size: Size, seed: u64) -> Result<(TaskGraph, 
 /// a hash of everything the trace depends on (see the module doc).
 pub fn cache_path(dir: &Path, name: &str, size: Size, seed: u64, describe: &str) -> PathBuf {
     let mut h = 0xcbf2_9ce4_8422_2325u64;
-    let key = format!(
-        "{name}\0{}\0{seed}\0{describe}\0{CACHE_VERSION}\0{}\0{SOURCES}\0{}",
-        size.name(),
-        finegrain_sim::trace::format::VERSION,
-        repeats()
-    );
+    let key =
+        format!("{name}\0{}\0{seed}\0{describe}\0{CACHE_VERSION}\0{}\0{SOURCES}\0{}", size.name(), finegrain_sim::trace::format::VERSION, repeats());
     for b in key.bytes() {
         h = (h ^ b as u64).wrapping_mul(0x0100_0000_01b3);
     }

@@ -8,7 +8,21 @@ use common::{finegrain, scratch};
 const SYNTH: &str = "tree:depth=8,leaf=3000,inline=1";
 
 fn sweep(out: &str, jobs: &str) -> (i32, String, String) {
-    finegrain(&["sim", "--synth", SYNTH, "--preset", "adm-cmp", "--threads", "1,4,16", "--policies", "ws;adm-hier;carbon;pdf;static", "--out", out, "--jobs", jobs])
+    finegrain(&[
+        "sim",
+        "--synth",
+        SYNTH,
+        "--preset",
+        "adm-cmp",
+        "--threads",
+        "1,4,16",
+        "--policies",
+        "ws;adm-hier;carbon;pdf;static",
+        "--out",
+        out,
+        "--jobs",
+        jobs,
+    ])
 }
 
 #[test]

@@ -196,7 +196,16 @@ pub fn main(a: &SimArgs) -> Result<bool, Failure> {
                     for (i, &s) in seeds.iter().enumerate() {
                         let locality = Locality { manager: mgr.clone(), stealing: Stealing::Baseline, offline: 0, log_starts: false };
                         let row = (i == 0).then_some(seeds.len());
-                        jobs.push(Job { preset: p, threads: t, manager: m.clone(), stealing: Stealing::Baseline, offline: 0, seed: s, locality, row });
+                        jobs.push(Job {
+                            preset: p,
+                            threads: t,
+                            manager: m.clone(),
+                            stealing: Stealing::Baseline,
+                            offline: 0,
+                            seed: s,
+                            locality,
+                            row,
+                        });
                     }
                     if m == "reference" {
                         plans = Some(mgr);
@@ -211,7 +220,16 @@ pub fn main(a: &SimArgs) -> Result<bool, Failure> {
                 for &k in &offline {
                     for &s in &stealing {
                         let locality = Locality { manager: mgr.clone(), stealing: s, offline: k, log_starts: false };
-                        jobs.push(Job { preset: p, threads: t, manager: stealing_from.into(), stealing: s, offline: k, seed: a.seed, locality, row: Some(1) });
+                        jobs.push(Job {
+                            preset: p,
+                            threads: t,
+                            manager: stealing_from.into(),
+                            stealing: s,
+                            offline: k,
+                            seed: a.seed,
+                            locality,
+                            row: Some(1),
+                        });
                     }
                 }
             }

@@ -52,7 +52,15 @@ pub struct Claim {
 }
 
 impl Claim {
-    fn new(source: &'static str, statement: String, quantity: &'static str, paper: impl Into<String>, band: Band, runs: Vec<Run>, eval: Eval) -> Claim {
+    fn new(
+        source: &'static str,
+        statement: String,
+        quantity: &'static str,
+        paper: impl Into<String>,
+        band: Band,
+        runs: Vec<Run>,
+        eval: Eval,
+    ) -> Claim {
         Claim { source, statement, quantity, paper: paper.into(), band, runs, bound: None, eval, not_modelled: None }
     }
 
@@ -111,14 +119,36 @@ fn adm_figure5(c: &mut Vec<Claim>) {
             _ => "up to 3.8x over the six",
         };
         let (runs, eval) = faster(Run::new(w, cmp, ADM, 256), Run::new(w, cmp, SW, 256));
-        c.push(Claim::new("000 §6.1, Fig. 5", format!("{w}: ADM faster than SW at 256 threads"), "SW time / ADM time", paper_sw, Band::at_least(1.05), runs, eval).bound(w, cmp, 256));
+        c.push(
+            Claim::new(
+                "000 §6.1, Fig. 5",
+                format!("{w}: ADM faster than SW at 256 threads"),
+                "SW time / ADM time",
+                paper_sw,
+                Band::at_least(1.05),
+                runs,
+                eval,
+            )
+            .bound(w, cmp, 256),
+        );
         let paper_carbon = match w {
             "cilksort" => "within 5% of Carbon",
             "cg" => "Carbon 1.7x slower",
             _ => "matches or beats Carbon",
         };
         let (runs, eval) = faster(Run::new(w, cmp, ADM, 256), Run::new(w, cmp, CARBON, 256));
-        c.push(Claim::new("000 §6.1, Fig. 5", format!("{w}: ADM matches or beats Carbon at 256 threads"), "Carbon time / ADM time", paper_carbon, Band::at_least(0.95), runs, eval).bound(w, cmp, 256));
+        c.push(
+            Claim::new(
+                "000 §6.1, Fig. 5",
+                format!("{w}: ADM matches or beats Carbon at 256 threads"),
+                "Carbon time / ADM time",
+                paper_carbon,
+                Band::at_least(0.95),
+                runs,
+                eval,
+            )
+            .bound(w, cmp, 256),
+        );
     }
     // Queue overhead at 64 threads (Figure 6): time in enqueue, dequeue,
     // stealing and handlers over all worker time, the six workloads' mean.
@@ -131,7 +161,15 @@ fn adm_figure5(c: &mut Vec<Claim>) {
             let each: Vec<String> = shares.iter().map(|s| format!("{:.0}%", 100.0 * s)).collect();
             Ok((mean, format!("per workload {}", each.join(" "))))
         });
-        c.push(Claim::new("000 §6.1, Fig. 6", format!("queue overhead of {policy} at 64 threads (mean of the six)"), "share of worker time", paper, band, runs, eval));
+        c.push(Claim::new(
+            "000 §6.1, Fig. 6",
+            format!("queue overhead of {policy} at 64 threads (mean of the six)"),
+            "share of worker time",
+            paper,
+            band,
+            runs,
+            eval,
+        ));
     }
     let (lo, hi) = (Run::new("hashjoin", cmp, CARBON, 16), Run::new("hashjoin", cmp, CARBON, 256));
     let runs = vec![lo.clone(), hi.clone()];
@@ -139,7 +177,18 @@ fn adm_figure5(c: &mut Vec<Claim>) {
         let (a, b) = (l.unit_request(&lo)?, l.unit_request(&hi)?);
         Ok((b / a.max(1e-9), format!("mean GTU request {a:.0} cycles at 16 threads, {b:.0} at 256")))
     });
-    c.push(Claim::new("000 §6.1", "hashjoin: Carbon's GTU saturates at 256 threads".into(), "GTU request time, 256 / 16 threads", "saturates", Band::at_least(2.0), runs, eval).bound("hashjoin", cmp, 256));
+    c.push(
+        Claim::new(
+            "000 §6.1",
+            "hashjoin: Carbon's GTU saturates at 256 threads".into(),
+            "GTU request time, 256 / 16 threads",
+            "saturates",
+            Band::at_least(2.0),
+            runs,
+            eval,
+        )
+        .bound("hashjoin", cmp, 256),
+    );
     let runs = [16, 256].iter().flat_map(|&t| [Run::new("hashjoin", cmp, ADM_CENTRAL, t), Run::new("hashjoin", cmp, ADM, t)]).collect::<Vec<_>>();
     let rs = runs.clone();
     let eval: Eval = Box::new(move |l| {
@@ -147,7 +196,18 @@ fn adm_figure5(c: &mut Vec<Claim>) {
         let r256 = l.time(&rs[2])? / l.time(&rs[3])?;
         Ok((r256 / r16, format!("central/hier time {r16:.2} at 16 threads, {r256:.2} at 256")))
     });
-    c.push(Claim::new("000 §4.1", "hashjoin: a central ADM manager saturates where the hierarchy does not".into(), "(central/hier at 256) / (central/hier at 16)", "central saturates at 64-128 threads", Band::at_least(1.10), runs, eval).bound("hashjoin", cmp, 256));
+    c.push(
+        Claim::new(
+            "000 §4.1",
+            "hashjoin: a central ADM manager saturates where the hierarchy does not".into(),
+            "(central/hier at 256) / (central/hier at 16)",
+            "central saturates at 64-128 threads",
+            Band::at_least(1.10),
+            runs,
+            eval,
+        )
+        .bound("hashjoin", cmp, 256),
+    );
 }
 
 fn adm_sections_6(c: &mut Vec<Claim>) {
@@ -155,33 +215,98 @@ fn adm_sections_6(c: &mut Vec<Claim>) {
     // 6.2: an ideal network speeds Carbon up, not ADM.
     for (w, carbon_paper, carbon_band) in [("hashjoin", "1.25", Band::at_least(1.10)), ("cg", "1.55", Band::at_least(1.10))] {
         let (runs, eval) = faster(Run::new(w, cmp, CARBON, 256).switched(Switch::IdealNetwork), Run::new(w, cmp, CARBON, 256));
-        c.push(Claim::new("000 §6.2", format!("{w}: Carbon gains from an ideal network at 256 threads"), "Carbon time / Carbon time, ideal network", carbon_paper, carbon_band, runs, eval));
+        c.push(Claim::new(
+            "000 §6.2",
+            format!("{w}: Carbon gains from an ideal network at 256 threads"),
+            "Carbon time / Carbon time, ideal network",
+            carbon_paper,
+            carbon_band,
+            runs,
+            eval,
+        ));
         let (runs, eval) = faster(Run::new(w, cmp, ADM, 256).switched(Switch::IdealNetwork), Run::new(w, cmp, ADM, 256));
-        c.push(Claim::new("000 §6.2", format!("{w}: ADM insensitive to the network at 256 threads"), "ADM time / ADM time, ideal network", "about 1", Band::at_most(1.05), runs, eval));
+        c.push(Claim::new(
+            "000 §6.2",
+            format!("{w}: ADM insensitive to the network at 256 threads"),
+            "ADM time / ADM time, ideal network",
+            "about 1",
+            Band::at_most(1.05),
+            runs,
+            eval,
+        ));
     }
     // 6.3: ULI.
     let (runs, eval) = faster(Run::new("maxflow-async", cmp, ADM, 256), Run::new("maxflow-async", cmp, ADM, 256).uli());
-    c.push(Claim::new("000 §6.3", "maxflow-async: ULI slower than ADM at 256 threads".into(), "ULI time / ADM time", "1.18", Band::at_least(1.05), runs, eval));
+    c.push(Claim::new(
+        "000 §6.3",
+        "maxflow-async: ULI slower than ADM at 256 threads".into(),
+        "ULI time / ADM time",
+        "1.18",
+        Band::at_least(1.05),
+        runs,
+        eval,
+    ));
     let (a, u) = (Run::new("hashjoin", cmp, ADM, 256), Run::new("hashjoin", cmp, ADM, 256).uli());
     let runs = vec![a.clone(), u.clone()];
     let eval: Eval = Box::new(move |l| {
         let (x, y) = (l.handler_cycles(&a)?, l.handler_cycles(&u)?);
         Ok((y / x.max(1.0), format!("handler cycles {:.2} M (ADM), {:.2} M (ULI)", x / 1e6, y / 1e6)))
     });
-    c.push(Claim::new("000 §6.3", "hashjoin: ULI's handlers cost several times ADM's".into(), "ULI handler time / ADM handler time", "4", Band::at_least(2.0), runs, eval));
+    c.push(Claim::new(
+        "000 §6.3",
+        "hashjoin: ULI's handlers cost several times ADM's".into(),
+        "ULI handler time / ADM handler time",
+        "4",
+        Band::at_least(2.0),
+        runs,
+        eval,
+    ));
     // 6.4: task-parallel gtfold with FIFO queues.
     let fifo = "adm-hier:order=fifo";
     let (runs, eval) = faster(Run::new("gtfold-dataflow", cmp, fifo, 256), Run::new("gtfold-dataflow", cmp, SW, 256));
-    c.push(Claim::new("000 §6.4", "gtfold-dataflow: ADM with FIFO queues faster than SW at 256 threads".into(), "SW time / ADM-FIFO time", "1.40", Band::at_least(1.05), runs, eval).bound("gtfold-dataflow", cmp, 256));
+    c.push(
+        Claim::new(
+            "000 §6.4",
+            "gtfold-dataflow: ADM with FIFO queues faster than SW at 256 threads".into(),
+            "SW time / ADM-FIFO time",
+            "1.40",
+            Band::at_least(1.05),
+            runs,
+            eval,
+        )
+        .bound("gtfold-dataflow", cmp, 256),
+    );
     let (runs, eval) = faster(Run::new("gtfold-dataflow", cmp, fifo, 256), Run::new("gtfold-loop", cmp, ADM, 256));
-    c.push(Claim::new("000 §6.4", "gtfold: the task-parallel FIFO version faster than the loop version under ADM".into(), "loop time / task-parallel time", "1.35", Band::at_least(1.05), runs, eval));
+    c.push(Claim::new(
+        "000 §6.4",
+        "gtfold: the task-parallel FIFO version faster than the loop version under ADM".into(),
+        "loop time / task-parallel time",
+        "1.35",
+        Band::at_least(1.05),
+        runs,
+        eval,
+    ));
     let (runs, eval) = faster(Run::new("gtfold-dataflow", cmp, fifo, 256), Run::new("gtfold-dataflow", cmp, CARBON, 256));
-    c.push(Claim::new("000 §6.4", "gtfold-dataflow: Carbon (LIFO) far behind ADM-FIFO at 256 threads".into(), "Carbon time / ADM-FIFO time", "40", Band::at_least(3.0), runs, eval));
+    c.push(Claim::new(
+        "000 §6.4",
+        "gtfold-dataflow: Carbon (LIFO) far behind ADM-FIFO at 256 threads".into(),
+        "Carbon time / ADM-FIFO time",
+        "40",
+        Band::at_least(3.0),
+        runs,
+        eval,
+    ));
 }
 
 /// The geometric mean of `time(b) / time(a)` over workloads, with `b` the
 /// faster of `others` for each.
-fn geomean_over(workloads: &'static [&'static str], preset: &'static str, threads: usize, a: &'static str, others: &'static [&'static str]) -> (Vec<Run>, Eval) {
+fn geomean_over(
+    workloads: &'static [&'static str],
+    preset: &'static str,
+    threads: usize,
+    a: &'static str,
+    others: &'static [&'static str],
+) -> (Vec<Run>, Eval) {
     let mut runs = Vec::new();
     for &w in workloads {
         runs.push(Run::new(w, preset, a, threads));
@@ -210,15 +335,49 @@ fn carbon(c: &mut Vec<Claim>) {
     for (kind, paper) in [("loop", "1.68"), ("task", "2.09")] {
         let set: &'static [&'static str] = if kind == "loop" { &CARBON_LOOP } else { &CARBON_TASK };
         let (runs, eval) = geomean_over(set, ring, 64, CARBON, &SOFTWARE);
-        c.push(Claim::new("002 §6.1", format!("Carbon faster than the best software queue at 64 cores, {kind} workloads"), "best SW time / Carbon time (geomean)", paper, Band::at_least(1.05), runs, eval));
+        c.push(Claim::new(
+            "002 §6.1",
+            format!("Carbon faster than the best software queue at 64 cores, {kind} workloads"),
+            "best SW time / Carbon time (geomean)",
+            paper,
+            Band::at_least(1.05),
+            runs,
+            eval,
+        ));
         let (runs, eval) = geomean_over(set, ring, 64, CARBON, &[IDEAL]);
-        c.push(Claim::new("002 §6.1", format!("Carbon within a few percent of Ideal at 64 cores, {kind} workloads"), "Ideal time / Carbon time (geomean)", "0.97", Band::at_least(0.90), runs, eval));
+        c.push(Claim::new(
+            "002 §6.1",
+            format!("Carbon within a few percent of Ideal at 64 cores, {kind} workloads"),
+            "Ideal time / Carbon time (geomean)",
+            "0.97",
+            Band::at_least(0.90),
+            runs,
+            eval,
+        ));
         let (runs, eval) = geomean_over(set, ring, 64, CARBON, &["carbon:prefetch=0"]);
         let paper = if kind == "loop" { "up to 1.103" } else { "up to 1.148" };
-        c.push(Claim::new("002 §6.2", format!("the LTU's prefetch buffer pays at 64 cores, {kind} workloads"), "no-LTU time / Carbon time (geomean)", paper, Band::at_least(1.02), runs, eval));
+        c.push(Claim::new(
+            "002 §6.2",
+            format!("the LTU's prefetch buffer pays at 64 cores, {kind} workloads"),
+            "no-LTU time / Carbon time (geomean)",
+            paper,
+            Band::at_least(1.02),
+            runs,
+            eval,
+        ));
     }
-    c.push(Claim::unmodelled("002 §6.2", "GTU latency of 280 cycles costs CED 19%", "0.81", "the preset's GTU latency is not a switch yet (issue 26)"));
-    c.push(Claim::unmodelled("002 §6.1", "one LIFO queue instead of distributed queues: 35% slower", "1.35", "a single hardware LIFO queue is not a mechanism of the simulator"));
+    c.push(Claim::unmodelled(
+        "002 §6.2",
+        "GTU latency of 280 cycles costs CED 19%",
+        "0.81",
+        "the preset's GTU latency is not a switch yet (issue 26)",
+    ));
+    c.push(Claim::unmodelled(
+        "002 §6.1",
+        "one LIFO queue instead of distributed queues: 35% slower",
+        "1.35",
+        "a single hardware LIFO queue is not a mechanism of the simulator",
+    ));
 }
 
 fn hammerblade(c: &mut Vec<Claim>) {
@@ -231,9 +390,25 @@ fn hammerblade(c: &mut Vec<Claim>) {
             _ => ("at most 10% slower", Band::at_least(0.90)),
         };
         let (runs, eval) = faster(Run::new(w, hb, "ws", 128), Run::new(w, hb, "static", 128));
-        c.push(Claim::new("003 §6, Fig. 9", format!("{w} on HammerBlade: work stealing against static loops at 128 cores"), "static time / ws time", paper, band, runs, eval).bound(w, hb, 128));
+        c.push(
+            Claim::new(
+                "003 §6, Fig. 9",
+                format!("{w} on HammerBlade: work stealing against static loops at 128 cores"),
+                "static time / ws time",
+                paper,
+                band,
+                runs,
+                eval,
+            )
+            .bound(w, hb, 128),
+        );
     }
-    c.push(Claim::unmodelled("003 §4.3", "read-only data duplicated into scratchpads: PageRank 1.57x", "1.57", "read-only duplication is not modelled yet (issue 26)"));
+    c.push(Claim::unmodelled(
+        "003 §4.3",
+        "read-only data duplicated into scratchpads: PageRank 1.57x",
+        "1.57",
+        "read-only duplication is not modelled yet (issue 26)",
+    ));
 }
 
 fn pdf(c: &mut Vec<Claim>) {
@@ -244,7 +419,26 @@ fn pdf(c: &mut Vec<Claim>) {
         let (a, b) = (l.offchip(&p)?, l.offchip(&w)?);
         Ok((a / b.max(1.0), format!("off-chip lines: pdf {:.2} M, ws {:.2} M", a / 1e6, b / 1e6)))
     });
-    c.push(Claim::new("004", "cilksort larger than the shared L2: PDF has less off-chip traffic than WS".into(), "PDF / WS off-chip accesses", "0.59-0.87", Band::at_most(0.95), runs, eval).bound("cilksort", pc, 32));
+    c.push(
+        Claim::new(
+            "004",
+            "cilksort larger than the shared L2: PDF has less off-chip traffic than WS".into(),
+            "PDF / WS off-chip accesses",
+            "0.59-0.87",
+            Band::at_most(0.95),
+            runs,
+            eval,
+        )
+        .bound("cilksort", pc, 32),
+    );
     let (runs, eval) = faster(Run::new("cilksort", pc, "pdf", 32), Run::new("cilksort", pc, "ws", 32));
-    c.push(Claim::new("004", "cilksort larger than the shared L2: PDF faster than WS".into(), "WS time / PDF time", "1.3-1.6", Band::at_least(1.05), runs, eval));
+    c.push(Claim::new(
+        "004",
+        "cilksort larger than the shared L2: PDF faster than WS".into(),
+        "WS time / PDF time",
+        "1.3-1.6",
+        Band::at_least(1.05),
+        runs,
+        eval,
+    ));
 }

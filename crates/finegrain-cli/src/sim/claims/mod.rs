@@ -208,7 +208,14 @@ fn evaluate<'a>(claims: &'a [Claim], results: &Results) -> Vec<Row<'a>> {
         .iter()
         .map(|c| {
             if let Some(why) = c.not_modelled {
-                return Row { claim: c, status: Status::NotModelled(why), value: None, detail: why.to_string(), bound: String::new(), isolation: String::new() };
+                return Row {
+                    claim: c,
+                    status: Status::NotModelled(why),
+                    value: None,
+                    detail: why.to_string(),
+                    bound: String::new(),
+                    isolation: String::new(),
+                };
             }
             let bound = c.bound.map(|b| bound_text(&l, c, b)).unwrap_or_default();
             match (c.eval)(&l) {
@@ -230,7 +237,9 @@ fn bound_text(l: &Lookup, c: &Claim, (w, p, t): (&'static str, &'static str, usi
         parts.push(format!("ideal {:.0}x", one / x));
     }
     let mut seen = BTreeSet::new();
-    for r in c.runs.iter().filter(|r| r.workload == w && r.preset == p && r.threads == t && r.variant == runs::Variant::Paper && r.switch == Switch::None) {
+    for r in
+        c.runs.iter().filter(|r| r.workload == w && r.preset == p && r.threads == t && r.variant == runs::Variant::Paper && r.switch == Switch::None)
+    {
         if seen.insert(r.policy.clone()) {
             if let Ok(x) = l.time(r) {
                 parts.push(format!("{} {:.0}x", r.policy, one / x));

@@ -40,7 +40,8 @@ pub fn write_csv(path: &Path, rows: &[Row]) -> Result<(), String> {
     for r in rows {
         let c = r.claim;
         let v = r.value.map(|v| format!("{v:.4}")).unwrap_or_default();
-        w.write_record([c.source, &c.statement, c.quantity, &c.paper, &c.band.text(), &v, r.status.word(), &r.bound, &r.detail, &r.isolation]).map_err(err)?;
+        w.write_record([c.source, &c.statement, c.quantity, &c.paper, &c.band.text(), &v, r.status.word(), &r.bound, &r.detail, &r.isolation])
+            .map_err(err)?;
     }
     w.flush().map_err(|e| format!("cannot write {}: {e}", path.display()))
 }

@@ -298,19 +298,16 @@ finegrain::phase_task!(Tile);
 pub fn phase(plan: &Plan) -> f64 {
     let (s, w) = (&plan.shared, &plan.waiting[..]);
     s.expiry();
-    finegrain::phase(
-        s.tiles.leaves().map(|(jt, kt)| Tile(jt as u32, kt as u32)),
-        |ctx, Tile(jt, kt)| {
-            let (jt, kt) = (jt as usize, kt as usize);
-            s.run(jt, kt);
-            s.successors(jt, kt, |jt, kt| {
-                finegrain::record::write(std::slice::from_ref(&w[s.tiles.id(jt, kt)]));
-                if w[s.tiles.id(jt, kt)].fetch_sub(1, Ordering::AcqRel) == 1 {
-                    ctx.enqueue(Tile(jt as u32, kt as u32));
-                }
-            });
-        },
-    );
+    finegrain::phase(s.tiles.leaves().map(|(jt, kt)| Tile(jt as u32, kt as u32)), |ctx, Tile(jt, kt)| {
+        let (jt, kt) = (jt as usize, kt as usize);
+        s.run(jt, kt);
+        s.successors(jt, kt, |jt, kt| {
+            finegrain::record::write(std::slice::from_ref(&w[s.tiles.id(jt, kt)]));
+            if w[s.tiles.id(jt, kt)].fetch_sub(1, Ordering::AcqRel) == 1 {
+                ctx.enqueue(Tile(jt as u32, kt as u32));
+            }
+        });
+    });
     s.price()
 }
 
