@@ -158,7 +158,7 @@ fn adm_figure5(c: &mut Vec<Claim>) {
         let eval: Eval = Box::new(move |l| {
             let shares = rs.iter().map(|r| l.overhead(r)).collect::<Result<Vec<f64>, String>>()?;
             let mean = shares.iter().sum::<f64>() / shares.len() as f64;
-            let each: Vec<String> = shares.iter().map(|s| format!("{:.0}%", 100.0 * s)).collect();
+            let each: Vec<String> = shares.iter().map(|s| format!("{:.1}%", 100.0 * s)).collect();
             Ok((mean, format!("per workload {}", each.join(" "))))
         });
         c.push(Claim::new(
