@@ -127,6 +127,15 @@ pub(crate) trait Mechanism {
     #[inline(always)]
     fn found_work(&self, _h: &Handles) {}
 
+    /// Work a woken worker could take besides the registry's queues
+    /// (`Registry::has_work`): `sw-hier`'s private queues, which idle workers
+    /// rescue after the bound. Asked when a worker passes a wake on
+    /// (`policy::idle::pass_on_wake`).
+    #[inline(always)]
+    fn work_for_sleepers(&self) -> bool {
+        false
+    }
+
     /// A `join`'s wait is over: the worker goes back to the task that waited.
     #[inline(always)]
     fn resumed(&self, _h: &Handles) {}

@@ -120,6 +120,10 @@ pub(crate) struct WorkerThread {
     /// This worker's stack: `stack_lo..stack_hi` (for `on_my_stack`).
     stack_lo: usize,
     stack_hi: usize,
+    /// Did this worker keep the pool's watch at its last park, and how many
+    /// watches in a row found nothing (`policy::idle::watch_interval_us`)?
+    watched: Cell<bool>,
+    watch_misses: Cell<u32>,
     /// When to time a task for the median task length (`stats/lengths.rs`).
     #[cfg(feature = "stats")]
     sampler: crate::stats::lengths::Sampler,
@@ -152,6 +156,8 @@ impl WorkerThread {
             stack_hi,
             local,
             tracing: registry.trace.is_some(),
+            watched: Cell::new(false),
+            watch_misses: Cell::new(0),
             #[cfg(feature = "stats")]
             sampler: crate::stats::lengths::Sampler::new(index as u64),
         }
@@ -403,6 +409,7 @@ impl WorkerThread {
                 continue;
             }
             if let Some(t) = self.search(m, &mut own_marks) {
+                self.pass_on_wake(m);
                 m.found_work(h);
                 self.counters().enter(Bucket::Task);
                 m.run(t, |j| self.execute(j));
@@ -453,6 +460,38 @@ impl WorkerThread {
             m.resumed(h);
         }
         self.counters().enter(resume);
+    }
+
+    /// A task found in the loop, about to run (and perhaps block in user
+    /// code): wake another sleeper while work is still visible
+    /// (`policy::idle::pass_on_wake`), and hand the watch on if this worker
+    /// kept it (the next sleeper to park takes it up:
+    /// `policy::idle::watch_interval_us`).
+    #[inline(always)]
+    fn pass_on_wake<M: Mechanism>(&self, m: &M) {
+        if self.watched.get() || self.registry().sleep.sleeping() > 0 {
+            self.pass_on_wake_cold(m)
+        }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn pass_on_wake_cold<M: Mechanism>(&self, m: &M) {
+        let reg = self.registry();
+        let watched = self.watched.replace(false);
+        if watched {
+            self.watch_misses.set(0);
+        }
+        if !crate::policy::idle::keeps_watch(reg.policy.mechanism()) {
+            return;
+        }
+        // Pairs with the sleeper's fence between announcing its sleep and
+        // its last look (`sleep/README.md`).
+        crate::sync::full_fence();
+        let sleepers = reg.sleep.sleeping();
+        if crate::policy::idle::pass_on_wake(sleepers, reg.has_work() || m.work_for_sleepers()) || (watched && sleepers > 0) {
+            reg.sleep.notify_new_work();
+        }
     }
 
     /// Is `x` on this worker's stack (a latch in one of its frames, not on the heap)?
@@ -526,7 +565,9 @@ impl WorkerThread {
         self.park_until_or(latch, None, has_work)
     }
 
-    /// `park_until`, or until `timeout` has passed.
+    /// `park_until`, or until `timeout` has passed. Without a timeout of
+    /// its own, the worker may keep the pool's watch
+    /// (`policy::idle::watch_interval_us`).
     #[cold]
     fn park_until_or(&self, latch: Option<&AtomicUsize>, timeout: Option<std::time::Duration>, has_work: impl Fn() -> bool) {
         let reg = self.registry();
@@ -534,7 +575,13 @@ impl WorkerThread {
         self.counters().count(Counter::Parks, 1);
         self.flush_counters();
         let t0 = timer::ticks();
-        reg.sleep.sleep_for(self.index, latch, timeout, has_work);
+        let misses = self.watch_misses.get();
+        let interval = |sleepers, workers| crate::policy::idle::watch_interval_us(misses, sleepers, workers);
+        let watch = crate::policy::idle::keeps_watch(reg.policy.mechanism()).then_some(&interval as &dyn Fn(usize, usize) -> Option<u64>);
+        if reg.sleep.sleep_for(self.index, latch, timeout, watch, has_work) {
+            self.watched.set(true);
+            self.watch_misses.set(self.watch_misses.get().saturating_add(1));
+        }
         if self.tracing {
             self.record_span("park", t0);
         }

@@ -84,6 +84,55 @@ pub const fn park_at_start(m: Mechanism) -> bool {
     }
 }
 
+/// After a worker found a task while `sleepers` workers sleep: should it
+/// wake one more before it runs the task? Yes while work is still visible
+/// (`work_left`): the worker may block in user code once the task starts,
+/// and a queue is announced only when it goes from empty to non-empty, so
+/// each worker that takes a task passes the wake on to the next sleeper
+/// while tasks remain (a chain: Rayon and tokio both wake the next thread
+/// when a searching thread finds work; here only while some is left, so a
+/// single task wakes nobody).
+#[inline]
+pub fn pass_on_wake(sleepers: usize, work_left: bool) -> bool {
+    sleepers > 0 && work_left
+}
+
+/// First interval of the watch ([`watch_interval_us`]), in microseconds.
+pub const WATCH_FIRST_US: u64 = 1_000;
+
+/// Most doublings of the watch interval while the watcher keeps finding
+/// nothing: the longest a stranded task can wait (see [`watch_interval_us`]).
+pub const WATCH_MAX_DOUBLINGS: u32 = 4;
+
+/// Do idle workers of `m` keep a watch (see [`watch_interval_us`])? Under
+/// work stealing and the central unit, yes: their queued tasks can be taken
+/// by anyone. The message policies have their own rescue (`policy::notify`),
+/// and under `static` only a piece's owner may run it.
+pub const fn keeps_watch(m: Mechanism) -> bool {
+    matches!(m, Mechanism::Ws | Mechanism::Unit)
+}
+
+/// The watch: one parked worker at a time (the watcher) parks with a timeout
+/// while some worker is awake, and looks for work when it expires. The
+/// push that makes a queue non-empty wakes a sleeper, and the chain
+/// ([`pass_on_wake`]) wakes the rest, but a push onto a queue that a thief
+/// is emptying at that moment can be missed by both (the owner saw the
+/// queue non-empty, the thief saw it empty: only a fence on every push would
+/// close that window, and it would cost every `join`). If the owner then
+/// blocks in user code, nobody awake looks at its queue; the watcher does,
+/// within this interval: `WATCH_FIRST_US`, doubled after each watch that
+/// found nothing (`misses`), up to `WATCH_MAX_DOUBLINGS` times. `None`:
+/// park until woken (every worker asleep: nobody can be blocked holding a
+/// task; or a pool of one worker).
+#[inline]
+pub fn watch_interval_us(misses: u32, sleepers: usize, workers: usize) -> Option<u64> {
+    if workers < 2 || sleepers >= workers {
+        None
+    } else {
+        Some(WATCH_FIRST_US << misses.min(WATCH_MAX_DOUBLINGS))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -106,5 +155,23 @@ mod tests {
         let long = Idle::with_spin(100);
         assert_eq!(long.next(50, false), IdleAction::Spin { pauses: MAX_SPIN_PAUSES });
         assert_eq!(long.yield_rounds, DEFAULT_YIELD_ROUNDS);
+    }
+
+    #[test]
+    fn the_wake_is_passed_on_while_work_is_left() {
+        assert!(pass_on_wake(3, true));
+        assert!(!pass_on_wake(0, true), "nobody to wake");
+        assert!(!pass_on_wake(3, false), "nothing for a woken worker to find");
+    }
+
+    #[test]
+    fn one_watcher_while_someone_is_awake_with_a_bounded_interval() {
+        assert_eq!(watch_interval_us(0, 3, 8), Some(WATCH_FIRST_US));
+        assert_eq!(watch_interval_us(2, 3, 8), Some(4 * WATCH_FIRST_US));
+        assert_eq!(watch_interval_us(99, 3, 8), Some(WATCH_FIRST_US << WATCH_MAX_DOUBLINGS), "capped");
+        assert_eq!(watch_interval_us(0, 8, 8), None, "everyone asleep");
+        assert_eq!(watch_interval_us(0, 0, 1), None, "alone");
+        assert!(keeps_watch(Mechanism::Ws) && keeps_watch(Mechanism::Unit));
+        assert!(!keeps_watch(Mechanism::Adm) && !keeps_watch(Mechanism::Fixed));
     }
 }

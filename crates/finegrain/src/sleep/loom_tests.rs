@@ -471,3 +471,63 @@ fn loom_sleep_central_unit_push_wakes_idle_worker() {
         assert_nobody_listed(&unit.sleep);
     });
 }
+
+/// What a worker of the loop does on taking a task (`worker.rs`,
+/// `pass_on_wake`): pass a wake on while work is left
+/// (`policy::idle::pass_on_wake`, not compiled under loom), or hand the
+/// watch on.
+fn pass_on_wake(shop: &Shop, watched: bool) {
+    crate::sync::full_fence();
+    let sleepers = shop.sleep.sleeping();
+    if (sleepers > 0 && shop.has_work()) || (watched && sleepers > 0) {
+        shop.sleep.notify_new_work();
+    }
+}
+
+/// The owner of a deque pushes two tasks and then blocks in user code for
+/// good (it never pops them itself); two idle workers, parked, must take both
+/// and each then block too. The push of the second task may find the deque
+/// non-empty (so it wakes nobody) while the worker that steals the first
+/// finds it empty (so it passes no wake on): then only the watch
+/// (`policy::idle::watch_interval_us`) finds the second. Under loom a watch's
+/// timeout expires at once (`Signal::wait_timeout`). A stranded task is a
+/// deadlock or a worker out of rounds.
+#[test]
+fn loom_sleep_blocked_owner_strands_no_task() {
+    model(Some(2), || {
+        // Workers 0 and 1 idle; worker 2 is the owner, awake but blocked.
+        let shop = Shop::new(3);
+        let (t1, t2) = (task(1), task(2));
+        let workers: Vec<_> = (0..2)
+            .map(|me| {
+                let shop = shop.clone();
+                thread::spawn(move || {
+                    let mut watched = false;
+                    // A watch that expires finding nothing is one more round.
+                    for _ in 0..3 * ROUNDS {
+                        match shop.deque.steal() {
+                            Steal::Success(p) => {
+                                pass_on_wake(&shop, watched);
+                                return take_payload(p);
+                            }
+                            Steal::Retry => continue,
+                            Steal::Empty => {}
+                        }
+                        // `policy::idle::watch_interval_us` in its shape:
+                        // a watch while some worker is awake.
+                        let interval = |sleepers: usize, workers: usize| (sleepers < workers).then_some(1u64);
+                        watched = shop.sleep.sleep_for(me, None, None, Some(&interval), || shop.has_work());
+                    }
+                    panic!("worker {me} ran out of rounds");
+                })
+            })
+            .collect();
+        push_and_notify(&shop.sleep, &shop.deque, t1);
+        push_and_notify(&shop.sleep, &shop.deque, t2);
+        let mut got: Vec<usize> = workers.into_iter().map(|w| w.join().unwrap()).collect();
+        got.sort();
+        assert_eq!(got, [1, 2]);
+        // SAFETY: each taken once, all threads joined.
+        unsafe { drop((Box::from_raw(t1), Box::from_raw(t2))) };
+    });
+}

@@ -19,7 +19,11 @@ pub(crate) struct Sleep {
     sleeping: Box<[CachePadded<AtomicBool>]>,
     idle: Mutex<Vec<usize>>,
     parkers: Box<[CachePadded<Signal>]>,
+    /// The worker keeping the watch (`policy::idle::watch_interval_us`), or `NO_WATCHER`.
+    watcher: CachePadded<AtomicUsize>,
 }
+
+const NO_WATCHER: usize = usize::MAX;
 
 impl Sleep {
     pub(crate) fn new(n: usize) -> Self {
@@ -28,6 +32,7 @@ impl Sleep {
             sleeping: (0..n).map(|_| CachePadded::new(AtomicBool::new(false))).collect(),
             idle: Mutex::new(Vec::with_capacity(n)),
             parkers: (0..n).map(|_| CachePadded::new(Signal::new())).collect(),
+            watcher: CachePadded::new(AtomicUsize::new(NO_WATCHER)),
         }
     }
 
@@ -36,18 +41,35 @@ impl Sleep {
     #[cold]
     #[cfg_attr(not(loom), allow(dead_code))]
     pub(crate) fn sleep(&self, me: usize, latch: Option<&AtomicUsize>, has_work: impl Fn() -> bool) {
-        self.sleep_for(me, latch, None, has_work)
+        self.sleep_for(me, latch, None, None, has_work);
     }
 
     /// [`sleep`](Sleep::sleep), returning after `timeout` at the latest.
+    /// `watch`: with no timeout of its own, the sleeper may keep the pool's
+    /// watch if nobody else does, parking for the interval `watch(sleepers,
+    /// workers)` gives (`policy::idle::watch_interval_us`; `None`: no
+    /// watch). Returns whether it kept the watch.
     #[cold]
-    pub(crate) fn sleep_for(&self, me: usize, latch: Option<&AtomicUsize>, timeout: Option<std::time::Duration>, has_work: impl Fn() -> bool) {
-        {
+    pub(crate) fn sleep_for(
+        &self,
+        me: usize,
+        latch: Option<&AtomicUsize>,
+        timeout: Option<std::time::Duration>,
+        watch: Option<&dyn Fn(usize, usize) -> Option<u64>>,
+        has_work: impl Fn() -> bool,
+    ) -> bool {
+        let sleepers = {
             let mut idle = lock(&self.idle);
             idle.push(me);
             self.num_sleeping.store(idle.len(), Ordering::SeqCst);
             self.sleeping[me].store(true, Ordering::SeqCst);
-        }
+            idle.len()
+        };
+        let watching = match (timeout, watch) {
+            (None, Some(interval)) => interval(sleepers, self.parkers.len()).filter(|_| self.watcher.compare_exchange(NO_WATCHER, me, Ordering::SeqCst, Ordering::Relaxed).is_ok()),
+            _ => None,
+        };
+        let timeout = timeout.or(watching.map(std::time::Duration::from_micros));
         full_fence();
         let mut park = !has_work();
         if park {
@@ -64,7 +86,11 @@ impl Sleep {
                 let _ = l.compare_exchange(SLEEPING, UNSET, Ordering::AcqRel, Ordering::Acquire);
             }
         }
+        if watching.is_some() {
+            self.watcher.store(NO_WATCHER, Ordering::SeqCst);
+        }
         self.deregister(me);
+        watching.is_some()
     }
 
     fn deregister(&self, me: usize) {

@@ -574,6 +574,13 @@ impl Mechanism for UnitWorker {
         matches!(self.policy, UnitPolicy::SwHier(s) if s.bound_us.is_some()) && self.others_hold_tasks()
     }
 
+    /// `sw-hier` with a rescue bound: any private queue (this worker's too)
+    /// holds a task an idle worker would rescue.
+    fn work_for_sleepers(&self) -> bool {
+        let u = self.unit();
+        matches!(self.policy, UnitPolicy::SwHier(s) if s.bound_us.is_some()) && u.near_len.iter().any(|l| l.load(Ordering::SeqCst) > 0)
+    }
+
     /// `sw-hier`: while another private queue holds tasks, park for the bound at most.
     fn park_timeout(&self, _h: &Handles) -> Option<Duration> {
         match self.policy {
