@@ -86,8 +86,9 @@ impl Signal {
     /// whose condition variables never time out, the wait yields to the
     /// other threads and returns: the timeout expires after whatever they
     /// do, which covers every moment at which a real one could expire.
+    /// Returns whether the flag was raised.
     #[cfg(not(loom))]
-    pub(crate) fn wait_timeout(&self, consume: bool, timeout: std::time::Duration) {
+    pub(crate) fn wait_timeout(&self, consume: bool, timeout: std::time::Duration) -> bool {
         let mut raised = lock(&self.raised);
         if !*raised {
             raised = match self.cv.wait_timeout(raised, timeout) {
@@ -95,18 +96,23 @@ impl Signal {
                 Err(p) => p.into_inner().0,
             };
         }
+        let was = *raised;
         if consume {
             *raised = false;
         }
+        was
     }
 
     #[cfg(loom)]
-    pub(crate) fn wait_timeout(&self, consume: bool, _timeout: std::time::Duration) {
+    pub(crate) fn wait_timeout(&self, consume: bool, _timeout: std::time::Duration) -> bool {
         // Time passes: the other threads run first.
         loom::thread::yield_now();
+        let mut raised = lock(&self.raised);
+        let was = *raised;
         if consume {
-            *lock(&self.raised) = false;
+            *raised = false;
         }
+        was
     }
 
     /// Raise the flag and wake the waiter (`all`: every waiter). The waiter

@@ -120,10 +120,9 @@ pub(crate) struct WorkerThread {
     /// This worker's stack: `stack_lo..stack_hi` (for `on_my_stack`).
     stack_lo: usize,
     stack_hi: usize,
-    /// Did this worker keep the pool's watch at its last park, and how many
-    /// watches in a row found nothing (`policy::idle::watch_interval_us`)?
+    /// Did this worker keep the pool's watch at its last park
+    /// (`policy::idle::watch_interval_us`)?
     watched: Cell<bool>,
-    watch_misses: Cell<u32>,
     /// When to time a task for the median task length (`stats/lengths.rs`).
     #[cfg(feature = "stats")]
     sampler: crate::stats::lengths::Sampler,
@@ -157,7 +156,6 @@ impl WorkerThread {
             local,
             tracing: registry.trace.is_some(),
             watched: Cell::new(false),
-            watch_misses: Cell::new(0),
             #[cfg(feature = "stats")]
             sampler: crate::stats::lengths::Sampler::new(index as u64),
         }
@@ -479,9 +477,6 @@ impl WorkerThread {
     fn pass_on_wake_cold<M: Mechanism>(&self, m: &M) {
         let reg = self.registry();
         let watched = self.watched.replace(false);
-        if watched {
-            self.watch_misses.set(0);
-        }
         if !crate::policy::idle::keeps_watch(reg.policy.mechanism()) {
             return;
         }
@@ -575,12 +570,10 @@ impl WorkerThread {
         self.counters().count(Counter::Parks, 1);
         self.flush_counters();
         let t0 = timer::ticks();
-        let misses = self.watch_misses.get();
-        let interval = |sleepers, workers| crate::policy::idle::watch_interval_us(misses, sleepers, workers);
-        let watch = crate::policy::idle::keeps_watch(reg.policy.mechanism()).then_some(&interval as &dyn Fn(usize, usize) -> Option<u64>);
+        let interval = crate::policy::idle::watch_interval_us;
+        let watch = crate::policy::idle::keeps_watch(reg.policy.mechanism()).then_some(&interval as &dyn Fn(u32, usize, usize) -> Option<u64>);
         if reg.sleep.sleep_for(self.index, latch, timeout, watch, has_work) {
             self.watched.set(true);
-            self.watch_misses.set(self.watch_misses.get().saturating_add(1));
         }
         if self.tracing {
             self.record_span("park", t0);

@@ -515,7 +515,7 @@ fn loom_sleep_blocked_owner_strands_no_task() {
                         }
                         // `policy::idle::watch_interval_us` in its shape:
                         // a watch while some worker is awake.
-                        let interval = |sleepers: usize, workers: usize| (sleepers < workers).then_some(1u64);
+                        let interval = |_misses: u32, sleepers: usize, workers: usize| (sleepers < workers).then_some(1u64);
                         watched = shop.sleep.sleep_for(me, None, None, Some(&interval), || shop.has_work());
                     }
                     panic!("worker {me} ran out of rounds");

@@ -46,16 +46,18 @@ impl Sleep {
 
     /// [`sleep`](Sleep::sleep), returning after `timeout` at the latest.
     /// `watch`: with no timeout of its own, the sleeper may keep the pool's
-    /// watch if nobody else does, parking for the interval `watch(sleepers,
-    /// workers)` gives (`policy::idle::watch_interval_us`; `None`: no
-    /// watch). Returns whether it kept the watch.
+    /// watch if nobody else does: it parks for the interval `watch(misses,
+    /// sleepers, workers)` gives (`policy::idle::watch_interval_us`; `None`:
+    /// no watch), and each time it expires looks at `has_work` and parks
+    /// again unless it finds some, `misses` counting the watches that found
+    /// nothing. Returns whether it kept the watch.
     #[cold]
     pub(crate) fn sleep_for(
         &self,
         me: usize,
         latch: Option<&AtomicUsize>,
         timeout: Option<std::time::Duration>,
-        watch: Option<&dyn Fn(usize, usize) -> Option<u64>>,
+        watch: Option<&dyn Fn(u32, usize, usize) -> Option<u64>>,
         has_work: impl Fn() -> bool,
     ) -> bool {
         let sleepers = {
@@ -65,11 +67,14 @@ impl Sleep {
             self.sleeping[me].store(true, Ordering::SeqCst);
             idle.len()
         };
-        let watching = match (timeout, watch) {
-            (None, Some(interval)) => interval(sleepers, self.parkers.len()).filter(|_| self.watcher.compare_exchange(NO_WATCHER, me, Ordering::SeqCst, Ordering::Relaxed).is_ok()),
+        let n = self.parkers.len();
+        let mut watching = match (timeout, watch) {
+            (None, Some(interval)) => {
+                interval(0, sleepers, n).filter(|_| self.watcher.compare_exchange(NO_WATCHER, me, Ordering::SeqCst, Ordering::Relaxed).is_ok())
+            }
             _ => None,
         };
-        let timeout = timeout.or(watching.map(std::time::Duration::from_micros));
+        let watched = watching.is_some();
         full_fence();
         let mut park = !has_work();
         if park {
@@ -78,9 +83,25 @@ impl Sleep {
             }
         }
         if park {
-            match timeout {
-                None => self.parkers[me].wait(true),
-                Some(t) => self.parkers[me].wait_timeout(true, t),
+            let mut misses = 0;
+            loop {
+                match timeout.or(watching.map(std::time::Duration::from_micros)) {
+                    None => self.parkers[me].wait(true),
+                    Some(t) => {
+                        if self.parkers[me].wait_timeout(true, t) || timeout.is_some() || has_work() {
+                            break;
+                        }
+                        // The watch found nothing: keep it, longer, while
+                        // some worker is awake; else give it up and park.
+                        misses += 1;
+                        watching = watch.and_then(|interval| interval(misses, self.num_sleeping.load(Ordering::SeqCst), n));
+                        if watching.is_none() {
+                            self.watcher.store(NO_WATCHER, Ordering::SeqCst);
+                        }
+                        continue;
+                    }
+                }
+                break;
             }
             if let Some(l) = latch {
                 let _ = l.compare_exchange(SLEEPING, UNSET, Ordering::AcqRel, Ordering::Acquire);
@@ -90,7 +111,7 @@ impl Sleep {
             self.watcher.store(NO_WATCHER, Ordering::SeqCst);
         }
         self.deregister(me);
-        watching.is_some()
+        watched
     }
 
     fn deregister(&self, me: usize) {
