@@ -347,7 +347,7 @@ impl WorkerThread {
         let done = || reg.terminate.load(Ordering::Acquire);
         if let (Local::Adm(m), MechShared::Adm(s)) = (&self.local, &reg.mech) {
             if let (0, Some(dm)) = (self.index, s.dedicated()) {
-                return crate::adm::manager_thread::run_beside(s, &reg.sleep, dm, || self.run_loop(m, None, done));
+                return crate::adm::manager_thread::run_beside(s, &reg.sleep, dm, || self.run_loop(m, None, false, done));
             }
         }
         if crate::policy::idle::park_at_start(reg.policy.mechanism()) {
@@ -360,19 +360,36 @@ impl WorkerThread {
     }
 
     /// Find and run work until `done()`; idle as the policy says, parking on
-    /// `latch` (if any) so that its setter wakes this worker.
+    /// `latch` (if any) so that its setter wakes this worker. With a latch,
+    /// the worker waits inside a task (a `join`, a scope); without one, it
+    /// runs the pool's main loop.
     #[cold]
     pub(crate) fn work_until(&self, latch: Option<&AtomicUsize>, done: impl Fn() -> bool) {
+        self.work_until_as(latch, latch.is_some(), done)
+    }
+
+    /// [`work_until`](Self::work_until) for a task that waits for an event
+    /// with no latch to park on (a piggybacked phase's end): the worker
+    /// idles as one waiting inside a task (`Mechanism::out_of_work`), and
+    /// resumes it as one (`Mechanism::resumed`), not as an idle worker of
+    /// the main loop.
+    #[cold]
+    pub(crate) fn wait_for(&self, done: impl Fn() -> bool) {
+        self.work_until_as(None, true, done)
+    }
+
+    fn work_until_as(&self, latch: Option<&AtomicUsize>, waiting: bool, done: impl Fn() -> bool) {
         match &self.local {
-            Local::Ws(m) => self.run_loop(m, latch, done),
-            Local::Adm(m) => self.run_loop(m, latch, done),
-            Local::Unit(m) => self.run_loop(m, latch, done),
-            Local::Fixed(m) => self.run_loop(m, latch, done),
+            Local::Ws(m) => self.run_loop(m, latch, waiting, done),
+            Local::Adm(m) => self.run_loop(m, latch, waiting, done),
+            Local::Unit(m) => self.run_loop(m, latch, waiting, done),
+            Local::Fixed(m) => self.run_loop(m, latch, waiting, done),
         }
     }
 
-    /// The one scheduling loop (module documentation).
-    fn run_loop<M: Mechanism>(&self, m: &M, latch: Option<&AtomicUsize>, done: impl Fn() -> bool) {
+    /// The one scheduling loop (module documentation). `waiting`: inside a
+    /// task that waits (a latch, or `wait_for`), not the main loop.
+    fn run_loop<M: Mechanism>(&self, m: &M, latch: Option<&AtomicUsize>, waiting: bool, done: impl Fn() -> bool) {
         let h = &self.h;
         let idle = h.policy().idle;
         let resume = self.counters().current();
@@ -417,7 +434,7 @@ impl WorkerThread {
             // Out of work: release the phase units held (`latch/tally.rs`).
             tally::flush(|| self.flush_counters());
             self.counters().enter(Bucket::StealFail);
-            m.out_of_work(h, latch.is_some());
+            m.out_of_work(h, waiting);
             if done() {
                 break;
             }
@@ -454,7 +471,7 @@ impl WorkerThread {
             }
             failed = failed.saturating_add(1);
         }
-        if latch.is_some() {
+        if waiting {
             m.resumed(h);
         }
         self.counters().enter(resume);

@@ -526,7 +526,7 @@ fn reduce_piggyback<T: Copy + Send>(
     let (n, own) = enqueue_initial(&shared, initial);
     if n > 0 {
         adm.arm_reduction(&wt.h, &head);
-        wt.work_until(None, || head.is_done());
+        wt.wait_for(|| head.is_done());
     }
     propagate(own, &[&shared.panic, &head.panic]);
     head.result()
