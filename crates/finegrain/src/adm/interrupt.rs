@@ -114,12 +114,18 @@
 //! A task of the private queue may belong to a piggybacked phase
 //! (`tokens.rs`), whose root must count it enqueued before any worker
 //! reports it finished. `give_tasks` sends this worker's enqueue counts
-//! before a task leaves; the handler cannot send, so it hands over a queued
-//! task only when no enqueue count waits here (`tokens::none_enqueued_here`),
-//! and otherwise only a frame mark (a `join`'s second closure, never a phase
-//! task) or EMPTY; at a scheduling point the counts are sent first. Without
-//! this, a rescued phase task finished elsewhere could end its phase while
-//! others still ran, and they then touched the caller's freed frame
+//! before a task leaves; the handler cannot send, so before it hands over a
+//! queued task it *lends* them (`tokens::lend_enqueued`): it adds each
+//! phase's count to an atomic in the phase's head, which the root adds to
+//! the counts it received, and clears it here. A phase task that enqueues a
+//! sibling and then blocks waiting for it (`tests/blocking.rs`) therefore
+//! gives the sibling up; before lending existed, the handler answered only
+//! with a frame mark or EMPTY and such a phase never ended (issue 33). If
+//! the books are borrowed at that moment (the list of further phases), it
+//! hands over only a frame mark (a `join`'s second closure, never a phase
+//! task) or EMPTY, and the requester asks again. Without one of these, a
+//! rescued phase task finished elsewhere could end its phase while others
+//! still ran, and they then touched the caller's freed frame
 //! (`tests/stress.rs`, `phase_trees_no_task_lost`, crashed 1 run in 3).
 //!
 //! # Signals and threads

@@ -191,10 +191,9 @@ impl AdmWorker {
     /// async-signal-safe, no allocation, no lock, no message), or at a
     /// scheduling point (`h`). A task of the private queue may carry a phase's
     /// reduction tokens: it leaves only after this worker's enqueue counts
-    /// went to the root (as in `give_tasks`), so the handler, which cannot
-    /// send them, hands one over only when none is waiting
-    /// (`tokens::none_enqueued_here`) and otherwise answers with a mark or
-    /// EMPTY; the requester asks again.
+    /// went to the root (as in `give_tasks`), or, in the handler, which
+    /// cannot send them, after they were lent to their phases
+    /// (`tokens::lend_enqueued`).
     pub(crate) fn answer_rescue(&self, h: Option<&Handles>) {
         let sh = self.shared();
         let mine = &sh.rescue[self.index];
@@ -211,7 +210,7 @@ impl AdmWorker {
                 self.send_enqueue_tokens(h);
                 true
             }
-            None => tokens::none_enqueued_here(),
+            None => tokens::lend_enqueued(),
         };
         let job = match self.marks.take_oldest_for_rescue(self.marks.current_depth(), self.index) {
             Some(j) => Some(j),

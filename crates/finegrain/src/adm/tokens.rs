@@ -108,6 +108,10 @@ pub(crate) struct ReduceHead<'f> {
     pub(crate) root_level: u32,
     done: AtomicBool,
     result: AtomicUsize,
+    /// Enqueue counts an interrupt handler took off its worker's books so
+    /// that a queued task could leave (`lend_enqueued`): the root counts them
+    /// as received.
+    lent: AtomicUsize,
     /// A panic of the operator while a worker or manager combined partials.
     pub(crate) panic: PanicSlot,
 }
@@ -121,6 +125,7 @@ impl<'f> ReduceHead<'f> {
             root_level,
             done: AtomicBool::new(false),
             result: AtomicUsize::new(identity),
+            lent: AtomicUsize::new(0),
             panic: PanicSlot::new(),
         }
     }
@@ -162,7 +167,7 @@ pub(crate) unsafe fn absorb_tokens(book: &mut TokenBook, t: PhaseTokens, is_root
     if !is_root {
         return None;
     }
-    book.take_complete(t.phase).map(|done| (h.caller, done.partial))
+    book.take_complete(t.phase, h.lent.load(Ordering::Acquire)).map(|done| (h.caller, done.partial))
 }
 
 /// The caller's side of `PHASE_DONE`.
@@ -241,6 +246,7 @@ fn with_other_entry(t: &Tokens, key: usize, identity: usize, f: impl FnOnce(&mut
 /// A task of the phase was enqueued on this worker.
 #[inline]
 pub(crate) fn note_enqueued(h: &ReduceHead<'_>) {
+    let _section = super::interrupt::defer();
     let key = h.key();
     TOKENS.with(|t| {
         if t.phase.get() == key {
@@ -254,6 +260,7 @@ pub(crate) fn note_enqueued(h: &ReduceHead<'_>) {
 /// A task of the phase finished on this worker with `value` (`None`: it panicked).
 #[inline]
 pub(crate) fn note_finished(h: &ReduceHead<'_>, value: Option<usize>) {
+    let _section = super::interrupt::defer();
     let key = h.key();
     TOKENS.with(|t| {
         if t.phase.get() == key {
@@ -274,6 +281,7 @@ pub(crate) fn note_finished(h: &ReduceHead<'_>, value: Option<usize>) {
 
 /// Visit every entry (and drop those `f` leaves empty).
 fn for_each_entry(mut f: impl FnMut(&mut Pending)) {
+    let _section = super::interrupt::defer();
     TOKENS.with(|t| {
         let mut e = t.get_first();
         if e.phase != 0 {
@@ -291,20 +299,49 @@ fn for_each_entry(mut f: impl FnMut(&mut Pending)) {
 /// Use this thread's tokens once, outside any signal handler: the first use
 /// of a thread-local whose type has a destructor registers that destructor
 /// (`__cxa_thread_atexit_impl`, which allocates), so it must not happen in
-/// the interrupt handler (`interrupt.rs`), which reads the tokens through
-/// [`none_enqueued_here`].
+/// the interrupt handler (`interrupt.rs`), which lends them through
+/// [`lend_enqueued`].
 pub(crate) fn init_here() {
     TOKENS.with(|_| ());
 }
 
-/// Has this worker no enqueue count waiting to be sent? Only then may a task
-/// leave its private queue without `take_enqueued` first (the interrupt
-/// handler, which cannot send, `adm/interrupt.rs`): otherwise the root could
-/// count the task finished before it counts it enqueued, and end its phase
-/// early. Async-signal-safe: it reads cells, and the list only if no borrow
-/// of it is live (else it answers no).
-pub(crate) fn none_enqueued_here() -> bool {
-    TOKENS.with(|t| t.enqueued.get() == 0 && t.more.try_borrow().is_ok_and(|m| m.iter().all(|e| e.enqueued == 0)))
+/// Take every enqueue count waiting here off this worker's books and add it
+/// to its phase's `lent`, which the root counts as received; returns whether
+/// none is left waiting. Only then may a task leave the private queue
+/// without `take_enqueued` first: the interrupt handler (`adm/interrupt.rs`),
+/// which cannot send, calls this before it hands a queued task to a
+/// requester, so that a phase task that enqueued a sibling and then blocks
+/// (waiting for that sibling) gives it up. Why the root still never ends a
+/// phase early: the count is in `lent` before the task leaves, so before any
+/// report of it finishing is sent, and before any later report of this
+/// worker's; the root reads `lent` (acquire) after receiving such a report,
+/// at the end of a chain of messages that starts after the lending, so it
+/// sees it. Only the handler writes the books outside a deferral section
+/// (`note_enqueued` and the others run inside one), so it never interrupts
+/// a read-modify-write of them. Async-signal-safe: cells and atomics, and
+/// the list only if no borrow of it is live (else it answers no). Each
+/// phase with a count here is live: the root cannot complete it before it
+/// receives that count.
+pub(crate) fn lend_enqueued() -> bool {
+    TOKENS.with(|t| {
+        let e = t.enqueued.get();
+        if e > 0 {
+            // SAFETY: a phase with enqueue counts here is live (above).
+            unsafe { head(t.phase.get()) }.lent.fetch_add(e, Ordering::Release);
+            t.enqueued.set(0);
+        }
+        match t.more.try_borrow_mut() {
+            Ok(mut more) => {
+                for p in more.iter_mut().filter(|p| p.enqueued > 0) {
+                    // SAFETY: as above.
+                    unsafe { head(p.phase) }.lent.fetch_add(p.enqueued, Ordering::Release);
+                    p.enqueued = 0;
+                }
+                true
+            }
+            Err(_) => false,
+        }
+    })
 }
 
 /// Does this worker hold no token of any phase (nothing enqueued or

@@ -613,11 +613,13 @@ impl TokenBook {
     }
 
     /// At the root: if `phase` is complete — armed, and as many tasks finished
-    /// as were enqueued — remove it and return its totals.
-    pub fn take_complete(&mut self, phase: usize) -> Option<PhaseTokens> {
+    /// as were enqueued, counting `lent` enqueues that reached the root
+    /// outside messages (the runtime's interrupt handler) — remove it and
+    /// return its totals.
+    pub fn take_complete(&mut self, phase: usize, lent: usize) -> Option<PhaseTokens> {
         let i = self.entries.iter().position(|e| e.phase == phase)?;
         let e = self.entries[i];
-        (e.armed && e.ran == e.enqueued).then(|| self.entries.swap_remove(i))
+        (e.armed && e.ran == e.enqueued + lent).then(|| self.entries.swap_remove(i))
     }
 }
 
@@ -799,13 +801,14 @@ mod tests {
         let mut root = TokenBook::default();
         // A worker's finished tasks may arrive before the caller arms the phase.
         root.add(t(0, 2, 5, false), add);
-        assert_eq!(root.take_complete(7), None);
+        assert_eq!(root.take_complete(7, 0), None);
         root.add(t(2, 0, 0, false), add);
-        assert_eq!(root.take_complete(7), None, "balanced but not armed");
+        assert_eq!(root.take_complete(7, 0), None, "balanced but not armed");
         root.add(t(1, 0, 0, true), add);
-        assert_eq!(root.take_complete(7), None, "armed but one task outstanding");
+        assert_eq!(root.take_complete(7, 0), None, "armed but one task outstanding");
         root.add(t(0, 1, 10, false), add);
-        assert_eq!(root.take_complete(7), Some(t(3, 3, 15, true)));
+        assert_eq!(root.take_complete(7, 1), None, "an enqueue lent outside messages: one more to finish");
+        assert_eq!(root.take_complete(7, 0), Some(t(3, 3, 15, true)));
         assert!(root.is_empty());
         // An entry of finished tasks without value-less ones keeps its partial.
         let mut m = TokenBook::default();
