@@ -139,6 +139,7 @@
 
 use super::deferral::Deferral;
 use super::AdmWorker;
+use crate::policy::notify::VictimCall;
 use crate::sync::{AtomicUsize, Ordering};
 use std::cell::Cell;
 use std::sync::Once;
@@ -159,6 +160,8 @@ pub(crate) struct Rescue {
     pub(crate) ans: AtomicUsize,
     /// The worker's `pthread_t` while it can be signalled, else 0.
     thread: AtomicUsize,
+    /// The worker's kernel thread id (for `/proc/self/task/TID/syscall`).
+    tid: AtomicUsize,
     /// Signals being sent to it right now.
     kills: AtomicUsize,
     /// 1 while the worker runs a task (and so may hold work it has not
@@ -266,6 +269,8 @@ fn chain(sig: libc::c_int, info: *mut libc::siginfo_t, ctx: *mut libc::c_void) {
 pub(crate) fn arm(w: &AdmWorker, r: &Rescue) {
     install();
     IRQ.with(|i| i.worker.set(w));
+    // SAFETY: gettid has no preconditions.
+    r.tid.store(unsafe { libc::syscall(libc::SYS_gettid) } as usize, Ordering::SeqCst);
     // SAFETY: pthread_self has no preconditions.
     r.thread.store(unsafe { libc::pthread_self() } as usize, Ordering::SeqCst);
 }
@@ -280,7 +285,80 @@ pub(crate) fn disarm(r: &Rescue) {
     IRQ.with(|i| i.worker.set(std::ptr::null()));
 }
 
-/// Interrupt the worker of `r`, if it is armed.
+/// System calls that a signal handler makes fail with `EINTR` even under
+/// `SA_RESTART` (signal(7), "Interruption of system calls and library
+/// functions by signal handlers"): the sleeps, the waits on file
+/// descriptors, signal waits, System V IPC and AIO. (Socket calls with a
+/// timeout and `read` of an inotify descriptor fail too; they cannot be told
+/// from other `read`s and `recv`s by their number.)
+const UNRESTARTED: &[libc::c_long] = &[
+    libc::SYS_nanosleep,
+    libc::SYS_clock_nanosleep,
+    libc::SYS_ppoll,
+    libc::SYS_pselect6,
+    libc::SYS_epoll_pwait,
+    libc::SYS_rt_sigsuspend,
+    libc::SYS_rt_sigtimedwait,
+    libc::SYS_msgrcv,
+    libc::SYS_msgsnd,
+    libc::SYS_semop,
+    libc::SYS_semtimedop,
+    libc::SYS_io_getevents,
+    #[cfg(target_arch = "x86_64")]
+    libc::SYS_poll,
+    #[cfg(target_arch = "x86_64")]
+    libc::SYS_select,
+    #[cfg(target_arch = "x86_64")]
+    libc::SYS_epoll_wait,
+    #[cfg(target_arch = "x86_64")]
+    libc::SYS_pause,
+];
+
+/// Where the worker of `r` is (`policy::notify::VictimCall`), from
+/// `/proc/self/task/TID/syscall` (the number of the call a blocked thread is
+/// in, or "running") and, if runnable, `status` (its voluntary context
+/// switches) and `schedstat` (its time on a CPU); `Other` if they cannot be
+/// read.
+pub(crate) fn victim_call(r: &Rescue) -> VictimCall {
+    let tid = r.tid.load(Ordering::SeqCst);
+    let mut buf = [0u8; 2048];
+    let Some(text) = read_task_file(tid, "syscall", &mut buf) else { return VictimCall::Other };
+    let word = text.split([' ', '\n']).next().unwrap_or("");
+    match word.parse::<libc::c_long>() {
+        Ok(nr) if UNRESTARTED.contains(&nr) => VictimCall::Unrestarted,
+        _ if word == "running" => {
+            let blocked = read_task_file(tid, "status", &mut buf)
+                .and_then(|t| t.lines().find_map(|l| l.strip_prefix("voluntary_ctxt_switches:")))
+                .and_then(|v| v.trim().parse().ok());
+            let ran_ns = read_task_file(tid, "schedstat", &mut buf).and_then(|t| t.split(' ').next()?.parse().ok());
+            match (blocked, ran_ns) {
+                (Some(blocked), Some(ran_ns)) => VictimCall::Running { blocked, ran_ns },
+                _ => VictimCall::Other,
+            }
+        }
+        _ => VictimCall::Other,
+    }
+}
+
+/// `/proc/self/task/TID/FILE`, as far as it fits in `buf`.
+fn read_task_file<'b>(tid: usize, file: &str, buf: &'b mut [u8]) -> Option<&'b str> {
+    use std::io::Read;
+    if tid == 0 {
+        return None;
+    }
+    let mut f = std::fs::File::open(format!("/proc/self/task/{tid}/{file}")).ok()?;
+    let mut n = 0;
+    while n < buf.len() {
+        match f.read(&mut buf[n..]) {
+            Ok(0) | Err(_) => break,
+            Ok(k) => n += k,
+        }
+    }
+    std::str::from_utf8(&buf[..n]).ok()
+}
+
+/// Interrupt the worker of `r`, if it is armed. (The caller first looks
+/// where it is: `victim_call`, `policy::notify::interrupt_now`.)
 pub(crate) fn interrupt(r: &Rescue) -> bool {
     r.kills.fetch_add(1, Ordering::SeqCst);
     let t = r.thread.load(Ordering::SeqCst);

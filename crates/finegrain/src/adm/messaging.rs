@@ -15,7 +15,7 @@ use crate::policy::adm::{
     decrease_window, hand_to_idle, handoff_candidates, next_report_threshold, recount_depth, report_depth, route as policy_route, Action, Handoff,
     ManagerNode, PhaseTokens, Route, Tree,
 };
-use crate::policy::notify::{park_timeout_us, rescue_due, rescue_victim, wake_deep_sleepers, Notify, WakeDeep};
+use crate::policy::notify::{interrupt_now, park_timeout_us, rescue_due, rescue_victim, wake_deep_sleepers, Notify, VictimCall, WakeDeep};
 use crate::policy::search::Source;
 use crate::policy::Order;
 use crate::stats::{Bucket, Counter, Op};
@@ -71,6 +71,9 @@ pub(crate) struct AdmWorker {
     rescues: Cell<u64>,
     /// The victim of this worker's request that has not been answered yet.
     outstanding: Cell<Option<usize>>,
+    /// The last look at the outstanding request's victim
+    /// (`policy::notify::interrupt_now`).
+    last_look: Cell<Option<VictimCall>>,
     /// Attempts in a row that got nothing.
     empty_rescues: Cell<u32>,
     /// `Shared::epoch` when `UNBLOCK` arrived.
@@ -132,6 +135,7 @@ impl AdmWorker {
             last_rescue: Cell::new(None),
             rescues: Cell::new(0),
             outstanding: Cell::new(None),
+            last_look: Cell::new(None),
             empty_rescues: Cell::new(0),
             unblocked_epoch: Cell::new(0),
             rescue_epoch: Cell::new(0),
@@ -259,7 +263,7 @@ impl AdmWorker {
             // was not running; signal again once per interval.
             if us(self.last_rescue.get()) >= bound as u64 {
                 self.last_rescue.set(Some(now));
-                interrupt::interrupt(&sh.rescue[v]);
+                self.signal_victim(&sh.rescue[v]);
             }
             return;
         }
@@ -279,8 +283,19 @@ impl AdmWorker {
             return; // another worker is asking it
         }
         self.outstanding.set(Some(v));
-        interrupt::interrupt(theirs);
+        self.last_look.set(None);
+        self.signal_victim(theirs);
         h.counters().count(Counter::Interrupts, 1);
+    }
+
+    /// Interrupt the victim of the outstanding request, unless it is where
+    /// an interrupt would make a system call fail (`policy::notify::interrupt_now`).
+    fn signal_victim(&self, r: &interrupt::Rescue) {
+        let call = interrupt::victim_call(r);
+        if interrupt_now(call, self.last_look.replace(Some(call))) {
+            self.last_look.set(None);
+            interrupt::interrupt(r);
+        }
     }
 
     /// This worker runs a task from now on: it may mark or queue work that

@@ -138,6 +138,45 @@ pub fn wake_deep_sleepers(handoff_to_idle: bool, next_spawn_offers: bool, holds_
     }
 }
 
+/// Where a victim's thread is when a requester is about to interrupt it
+/// (`/proc/self/task/TID/syscall` and `status` in the runtime).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum VictimCall {
+    /// Blocked in a system call that an interrupt makes fail with `EINTR`
+    /// even under `SA_RESTART` (a sleep, `poll`, `select`, `epoll_wait`, a
+    /// signal wait, System V IPC: signal(7)).
+    Unrestarted,
+    /// Runnable: in user code, or just woken inside a system call and about
+    /// to return from it. `blocked`: how many times the thread has blocked
+    /// so far (its voluntary context switches); `ran_ns`: its time on a CPU.
+    Running { blocked: u64, ran_ns: u64 },
+    /// Blocked in a call that `SA_RESTART` restarts (a futex: locks,
+    /// condition variables, channels), or unknown.
+    Other,
+}
+
+/// Interrupt the victim now, given this look at it and the previous one (an
+/// interval earlier, for the same request)? Not while it is blocked in a
+/// call the interrupt would make fail: the request stays posted and is
+/// looked at again one interval later (or answered at the victim's next
+/// scheduling point). If it is runnable, only if it was runnable at the
+/// previous look too, has not blocked in between, and has run on a CPU
+/// meanwhile: a thread just woken from a sleep or a `poll` is runnable while
+/// still inside the call (a `poll` whose timeout expired returns `EINTR` if
+/// a signal comes before it leaves), and on a loaded machine it can wait
+/// for a CPU longer than an interval; one that computes without a
+/// scheduling point stays runnable, blocks nowhere and runs. So a
+/// computing victim is interrupted an interval later than at once (more
+/// while it gets no CPU), and one that sleeps in a loop almost never.
+pub fn interrupt_now(now: VictimCall, before: Option<VictimCall>) -> bool {
+    match (now, before) {
+        (VictimCall::Unrestarted, _) => false,
+        (VictimCall::Running { blocked, ran_ns }, Some(VictimCall::Running { blocked: b, ran_ns: r })) => blocked == b && ran_ns > r,
+        (VictimCall::Running { .. }, _) => false,
+        (VictimCall::Other, _) => true,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -170,6 +209,18 @@ mod tests {
         assert_eq!(park_timeout_us(i, 2, true, true, 0), None, "unblocked");
         assert_eq!(park_timeout_us(i, 2, false, false, 0), None, "nobody busy: nobody holds work");
         assert_eq!(park_timeout_us(Notify::Poll, 2, false, true, 0), None);
+    }
+
+    #[test]
+    fn victims_in_unrestarted_calls_are_left_alone_and_runnable_ones_looked_at_twice() {
+        let run = |blocked, ran_ns| VictimCall::Running { blocked, ran_ns };
+        assert!(!interrupt_now(VictimCall::Unrestarted, Some(run(3, 10))));
+        assert!(!interrupt_now(run(3, 10), None), "perhaps just woken inside a call");
+        assert!(!interrupt_now(run(4, 20), Some(run(3, 10))), "it blocked in between: sleeping in a loop");
+        assert!(!interrupt_now(run(3, 10), Some(run(3, 10))), "it did not run: perhaps still waiting for a CPU inside the call");
+        assert!(!interrupt_now(run(3, 10), Some(VictimCall::Unrestarted)));
+        assert!(interrupt_now(run(3, 20), Some(run(3, 10))), "runnable, running, never blocking: computing");
+        assert!(interrupt_now(VictimCall::Other, None), "a futex wait restarts");
     }
 
     #[test]
