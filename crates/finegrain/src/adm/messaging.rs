@@ -15,7 +15,7 @@ use crate::policy::adm::{
     decrease_window, hand_to_idle, handoff_candidates, next_report_threshold, recount_depth, report_depth, route as policy_route, Action, Handoff,
     ManagerNode, PhaseTokens, Route, Tree,
 };
-use crate::policy::notify::{interrupt_now, park_timeout_us, rescue_due, rescue_victim, wake_deep_sleepers, Notify, VictimCall, WakeDeep};
+use crate::policy::notify::{empty_answer, interrupt_now, park_timeout_us, rescue_due, rescue_victim, wake_deep_sleepers, Notify, VictimCall, WakeDeep};
 use crate::policy::search::Source;
 use crate::policy::Order;
 use crate::stats::{Bucket, Counter, Op};
@@ -76,6 +76,8 @@ pub(crate) struct AdmWorker {
     last_look: Cell<Option<VictimCall>>,
     /// Attempts in a row that got nothing.
     empty_rescues: Cell<u32>,
+    /// EMPTY answers so far in the current round (`policy::notify::empty_answer`).
+    empty_in_round: Cell<u32>,
     /// `Shared::epoch` when `UNBLOCK` arrived.
     unblocked_epoch: Cell<usize>,
     /// `Shared::epoch` when the run of empty answers began: new work from
@@ -137,6 +139,7 @@ impl AdmWorker {
             outstanding: Cell::new(None),
             last_look: Cell::new(None),
             empty_rescues: Cell::new(0),
+            empty_in_round: Cell::new(0),
             unblocked_epoch: Cell::new(0),
             rescue_epoch: Cell::new(0),
             deep: Cell::new(false),
@@ -251,6 +254,7 @@ impl AdmWorker {
         if epoch != self.rescue_epoch.get() {
             self.rescue_epoch.set(epoch);
             self.empty_rescues.set(0);
+            self.empty_in_round.set(0);
             self.last_rescue.set(None);
         }
         let now = Instant::now();
@@ -369,6 +373,12 @@ impl AdmWorker {
         }
     }
 
+    /// How many workers other than this one run a task?
+    fn busy_others(&self) -> usize {
+        let sh = self.shared();
+        (0..sh.workers()).filter(|&v| v != self.index && sh.rescue[v].busy.load(Ordering::SeqCst) != 0).count()
+    }
+
     /// Is a worker other than this one running a task?
     fn other_busy(&self) -> bool {
         let sh = self.shared();
@@ -389,7 +399,16 @@ impl AdmWorker {
         }
         self.outstanding.set(None);
         mine.ans.store(0, Ordering::Relaxed);
-        self.empty_rescues.set(if ans > EMPTY { 0 } else { self.empty_rescues.get().saturating_add(1) });
+        if ans > EMPTY {
+            self.empty_rescues.set(0);
+            self.empty_in_round.set(0);
+        } else {
+            let (k, doubled) = empty_answer(self.empty_in_round.get() + 1, self.busy_others());
+            self.empty_in_round.set(k);
+            if doubled {
+                self.empty_rescues.set(self.empty_rescues.get().saturating_add(1));
+            }
+        }
         if ans > EMPTY {
             // SAFETY: the victim took this job off its marks or queue for us
             // alone and prepared it to run elsewhere (`answer_rescue`).
@@ -1027,6 +1046,7 @@ impl Mechanism for AdmWorker {
         self.starving_reported.set(false);
         self.starving_since.set(None);
         self.empty_rescues.set(0);
+        self.empty_in_round.set(0);
         self.now_busy(h);
     }
 

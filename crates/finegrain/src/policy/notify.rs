@@ -61,6 +61,22 @@ pub fn rescue_interval_us(bound_us: u32, empty: u32) -> u64 {
     (bound_us as u64) << empty.min(MAX_BACKOFF)
 }
 
+/// A rescue request came back EMPTY, the `empty_in_round`-th in a row of
+/// the current round (counting this one), with `busy_others` workers busy
+/// besides the requester. Does the interval double now? Once per round of
+/// as many EMPTY answers as there are busy victims, not per answer: when
+/// many workers block at once (a barrier), most of them hold nothing and
+/// one holds the rest, and doubling at each EMPTY answer made the requester
+/// take seconds to reach that one. Returns the new count in the round and
+/// whether the round is over (the interval doubles).
+pub fn empty_answer(empty_in_round: u32, busy_others: usize) -> (u32, bool) {
+    if empty_in_round as usize >= busy_others.max(1) {
+        (0, true)
+    } else {
+        (empty_in_round, false)
+    }
+}
+
 /// Should a starving worker interrupt a victim now? It has waited
 /// `starving_us` since it found no work and `since_last_us` since its last
 /// attempt, after `empty` attempts in a row that got nothing;
@@ -221,6 +237,14 @@ mod tests {
         assert!(!interrupt_now(run(3, 10), Some(VictimCall::Unrestarted)));
         assert!(interrupt_now(run(3, 20), Some(run(3, 10))), "runnable, running, never blocking: computing");
         assert!(interrupt_now(VictimCall::Other, None), "a futex wait restarts");
+    }
+
+    #[test]
+    fn the_interval_doubles_once_per_round_of_busy_victims() {
+        assert_eq!(empty_answer(1, 1), (0, true), "one victim: every EMPTY doubles");
+        assert_eq!(empty_answer(1, 0), (0, true), "nobody busy any more");
+        assert_eq!(empty_answer(3, 8), (3, false));
+        assert_eq!(empty_answer(8, 8), (0, true));
     }
 
     #[test]
