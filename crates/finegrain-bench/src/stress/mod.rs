@@ -108,7 +108,8 @@ const USAGE: &str = "\
 stress: randomized stress of finegrain (issue 33)
 
 usage: stress [options]
-  --seconds N        total time budget, spread round-robin over configurations (default 60)
+  --seconds N        total time budget, spread round-robin over configurations (default 60);
+                     every configuration gets one turn even past it (hangs cost --hang-secs + 3 s)
   --seed S           base seed (default: from the clock; printed)
   --policies 'a;b'   policy specs, ';'-separated (default: every policy and option variant)
   --workers 2,8      worker counts (default 2,8,32,64)
@@ -278,6 +279,7 @@ fn runner(cf: &Config, opts: &Opts, kinds: Vec<Kind>, visit: Arc<Visit>, slice: 
                     let mut st = lock(&stats);
                     st.errors += 1;
                     st.notes.push(format!("pool build failed: {e}"));
+                    st.retired = true;
                     visit.done.store(true, Release);
                     return;
                 }
@@ -462,11 +464,14 @@ pub fn main() -> i32 {
         let mut ran = false;
         for ci in 0..configs.len() {
             let remaining = total.saturating_sub(t_start.elapsed());
-            if remaining.is_zero() && opts.one.is_none() {
-                break 'rounds;
-            }
             let cf = &configs[ci];
             if lock(&cf.stats).retired {
+                continue;
+            }
+            // Past the budget, only configurations that have not had a turn
+            // yet get one (a hang costs `--hang-secs` and up to 3 s more, so
+            // a run with many hung configurations takes longer than asked).
+            if remaining.is_zero() && (cf.next > 0 || opts.one.is_some()) {
                 continue;
             }
             let kinds: Vec<Kind> = opts.kinds.iter().copied().filter(|k| cf.blocking || !k.blocking()).collect();
@@ -487,7 +492,7 @@ pub fn main() -> i32 {
                 done: AtomicBool::new(false),
                 next: AtomicU64::new(cf.next),
             });
-            let h = runner(cf, &opts, kinds, visit.clone(), slice.min(remaining.max(Duration::from_millis(50))), budget);
+            let h = runner(cf, &opts, kinds, visit.clone(), slice.min(remaining.max(Duration::from_millis(300))), budget);
             let hung = watch(cf, &opts, &visit, &configs, t_start);
             if visit.done.load(Acquire) {
                 let _ = h.join();
@@ -510,7 +515,7 @@ pub fn main() -> i32 {
                 break 'rounds;
             }
         }
-        if !ran {
+        if !ran || (total <= t_start.elapsed() && configs.iter().all(|c| c.next > 0 || lock(&c.stats).retired)) {
             break;
         }
     }
