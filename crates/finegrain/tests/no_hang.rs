@@ -370,7 +370,12 @@ fn join_recv_send_after_phase_on_fresh_pools() {
                     let t0 = Instant::now();
                     // The send may come after the receive gave up: that is
                     // the failure the assertion below reports.
-                    let (got, ()) = join(move || rx.recv_timeout(STALL), move || drop(tx.send(7)));
+                    let (got, ()) = join(
+                        move || rx.recv_timeout(STALL),
+                        move || {
+                            let _ = tx.send(7);
+                        },
+                    );
                     if t0.elapsed() > Duration::from_millis(200) {
                         slow2.fetch_add(1, Relaxed);
                     }
