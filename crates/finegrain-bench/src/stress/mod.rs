@@ -292,7 +292,7 @@ fn runner(cf: &Config, opts: &Opts, kinds: Vec<Kind>, visit: Arc<Visit>, slice: 
                 let i = visit.next.fetch_add(1, Relaxed);
                 let seed = one.unwrap_or_else(|| mix(seed_base.wrapping_add(i)));
                 let mut rng = Rng::new(seed);
-                let pick = rng.next();
+                let pick = rng.next_u64();
                 let (used, done_lc) = {
                     let st = lock(&stats);
                     (st.time + t0.elapsed(), st.lifecycles)
@@ -336,7 +336,6 @@ fn runner(cf: &Config, opts: &Opts, kinds: Vec<Kind>, visit: Arc<Visit>, slice: 
                 drop(st);
             }
             lock(&visit.current).kind = None;
-            drop(env);
             drop(pool);
             visit.progress.fetch_add(1, Relaxed);
             lock(&stats).time += t0.elapsed();

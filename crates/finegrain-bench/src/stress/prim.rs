@@ -16,16 +16,16 @@ impl Rng {
     pub fn new(seed: u64) -> Rng {
         Rng(seed ^ 0x5DEE_CE66_D1CE_4E5B)
     }
-    pub fn next(&mut self) -> u64 {
+    pub fn next_u64(&mut self) -> u64 {
         self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
         mix(self.0)
     }
     /// Uniform in `lo..hi` (`hi > lo`).
     pub fn range(&mut self, lo: usize, hi: usize) -> usize {
-        lo + (self.next() % (hi - lo) as u64) as usize
+        lo + (self.next_u64() % (hi - lo) as u64) as usize
     }
     pub fn chance(&mut self, percent: u64) -> bool {
-        self.next() % 100 < percent
+        self.next_u64() % 100 < percent
     }
     pub fn pick<'a, T>(&mut self, xs: &'a [T]) -> &'a T {
         &xs[self.range(0, xs.len())]

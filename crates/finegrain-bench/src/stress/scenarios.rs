@@ -275,7 +275,7 @@ fn pair(kind: Kind, env: &Env<'_>, ctx: &Ctx, rng: &mut Rng, panics: bool) -> Ou
                 let base = r * per;
                 // A phase right before the pair: the state `join(recv, send)`
                 // stranded in under `handoff=manager` (issue 33).
-                phase((0..phase_tasks as u32).map(|i| i), |_, i| c.hit(ctx, base + 2 + i as usize));
+                phase(0..phase_tasks as u32, |_, i| c.hit(ctx, base + 2 + i as usize));
                 for i in phase_tasks..12 {
                     c.hit(ctx, base + 2 + i);
                 }
