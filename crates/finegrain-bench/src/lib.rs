@@ -9,8 +9,11 @@
 //!   `phase_cost`, `reduce_cost` (with `scripts/reduce_cost.sh`),
 //!   `mailbox_cost` (with `scripts/mailbox_cost.sh`), and the quick fib
 //!   programs `fibtest` and `fib_policy`.
+//! - [`stress`] with `src/bin/stress.rs`: the randomized stress harness of
+//!   issue 33 (`scripts/stress.sh`).
 //! - `benches/overhead.rs`: the same comparisons under divan.
 //!
 //! Method and figures: `docs/benchmarks.md`.
 
 pub mod kernels;
+pub mod stress;
