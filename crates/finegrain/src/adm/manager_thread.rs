@@ -48,7 +48,8 @@ enum Event {
     /// The parent asks partition (`level`, `part`) for `k` tasks.
     Steal { level: u32, part: usize, stealer_first: usize, k: usize },
     /// Nothing left anywhere: pass it down.
-    Unblock { level: u32, part: usize },
+    /// `epoch`: the one its root decided it at (`AdmWorker::carry_out`).
+    Unblock { level: u32, part: usize, epoch: usize },
 }
 
 struct Managers<'r> {
@@ -168,7 +169,10 @@ impl Managers<'_> {
                     (level, part, self.nodes[level as usize][part].on_update_waiting(&tree, child, count, starving, waiting))
                 }
                 Event::Steal { level, part, stealer_first, k } => (level, part, self.nodes[level as usize][part].distribute(&tree, stealer_first, k)),
-                Event::Unblock { level, part } => (level, part, vec![Action::Unblock]),
+                Event::Unblock { level, part, epoch } => {
+                    self.carry_out_at(level, part, vec![Action::Unblock], Some(epoch));
+                    continue;
+                }
             };
             self.carry_out(level, part, actions);
         }
@@ -189,6 +193,12 @@ impl Managers<'_> {
     /// Deliver the actions of manager (`level`, `part`) (`policy::adm::route`):
     /// to workers by message, to other managers on this thread's own queue.
     fn carry_out(&mut self, level: u32, part: usize, actions: Vec<Action>) {
+        self.carry_out_at(level, part, actions, None)
+    }
+
+    /// `carry_out`, an `UNBLOCK` carrying `epoch` (`None`: decided now, at
+    /// the root; see `AdmWorker::carry_out`).
+    fn carry_out_at(&mut self, level: u32, part: usize, actions: Vec<Action>, epoch: Option<usize>) {
         let tree = self.tree;
         for r in actions.into_iter().flat_map(|a| route(&tree, level, part, a)) {
             match r {
@@ -201,8 +211,11 @@ impl Managers<'_> {
                     let tokens = self.nodes[level as usize - 1][child].tokens.take_any();
                     self.events.push_back(Event::Update { level, part, child, count, starving, waiting, tokens });
                 }
-                Route::UnblockWorker(w) => self.send(w, MsgKind::Unblock, &[WORKER, self.shared.unblock_epoch()]),
-                Route::UnblockPartition { level, part } => self.events.push_back(Event::Unblock { level, part }),
+                Route::UnblockWorker(w) => self.send(w, MsgKind::Unblock, &[WORKER, epoch.unwrap_or_else(|| self.shared.unblock_epoch())]),
+                Route::UnblockPartition { level, part } => {
+                    let epoch = epoch.unwrap_or_else(|| self.shared.unblock_epoch());
+                    self.events.push_back(Event::Unblock { level, part, epoch })
+                }
             }
         }
     }

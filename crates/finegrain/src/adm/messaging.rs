@@ -238,6 +238,10 @@ impl AdmWorker {
         // `recv` (`handle_mail` receives inside a deferral section); the
         // word is a job pointer a victim sent.
         let job = job.or_else(|| self.mail().take_task_in_ring().map(|p| unsafe { JobRef::from_ptr(p as *mut JobHeader) }));
+        if job.is_some() {
+            // Until the requester is flagged busy (`Shared::unblock_epoch`).
+            sh.in_flight.fetch_add(1, Ordering::SeqCst);
+        }
         sh.rescue[r - 1].ans.store(job.map_or(EMPTY, |j| j.to_word()), Ordering::Release);
     }
 
@@ -410,6 +414,7 @@ impl AdmWorker {
             }
         }
         if ans > EMPTY {
+            self.received_rescued(h);
             // SAFETY: the victim took this job off its marks or queue for us
             // alone and prepared it to run elsewhere (`answer_rescue`).
             self.private.push(unsafe { JobRef::from_ptr(ans as *mut JobHeader) }.mark_received());
@@ -439,11 +444,19 @@ impl AdmWorker {
     fn settle_rescue(&self, h: &Handles) {
         let ans = self.take_back_request();
         if ans > EMPTY {
+            self.received_rescued(h);
             // SAFETY: as in `collect_rescue`.
             self.private.push(unsafe { JobRef::from_ptr(ans as *mut JobHeader) }.mark_received());
             h.counters().count(Counter::Steals, 1);
             h.counters().count(Counter::TasksStolen, u64::from(!word_was_received(ans)));
         }
+    }
+
+    /// A rescue's answer carried a job: busy from now on (this worker runs
+    /// it next), then no longer on its way (`Shared::unblock_epoch`).
+    fn received_rescued(&self, h: &Handles) {
+        self.now_busy(h);
+        self.shared().in_flight.fetch_sub(1, Ordering::SeqCst);
     }
 
     /// Withdraw the outstanding request, if any: 0 if it was withdrawn before
@@ -702,7 +715,12 @@ impl AdmWorker {
         crate::stats::timed(h.counters(), Op::SendTask, || {
             let mut job = None;
             self.take_oldest_work(h, 1, |j| job = Some(j));
-            job.inspect(|j| self.send(h, s, MsgKind::Task, &[j.to_word(), HANDOFF])).is_some()
+            job.inspect(|j| {
+                // Until its receiver is flagged busy (`Shared::unblock_epoch`).
+                self.shared().in_flight.fetch_add(1, Ordering::SeqCst);
+                self.send(h, s, MsgKind::Task, &[j.to_word(), HANDOFF])
+            })
+            .is_some()
         })
     }
 
@@ -844,6 +862,13 @@ impl AdmWorker {
                     // Handed over while this worker was idle: it runs this
                     // task next, so its count is what else it holds. Its
                     // manager hears only if that changes what it believes.
+                    // Busy before the task stops counting as on its way
+                    // (`Shared::unblock_epoch`); a rescue may have taken the
+                    // job out of the message, and counted it itself.
+                    if w[0] != 0 {
+                        self.now_busy(h);
+                    }
+                    self.shared().in_flight.fetch_sub(1, Ordering::SeqCst);
                     h.counters().count(Counter::Steals, 1);
                     self.unblocked.set(false);
                     let len = self.pending().saturating_sub(1);
@@ -950,7 +975,9 @@ impl AdmWorker {
             }
             actions
         };
-        self.carry_out(h, level, actions);
+        // An UNBLOCK from above carries the epoch its root decided it at.
+        let epoch = (kind == MsgKind::Unblock).then_some(w[1]);
+        self.carry_out(h, level, actions, epoch);
     }
 
     /// Pass the reduction tokens this worker's non-root managers hold up to
@@ -974,7 +1001,16 @@ impl AdmWorker {
     /// Deliver the actions of the manager this worker hosts at `level`
     /// (`policy::adm::route`): a manager elsewhere is reached through the
     /// worker that hosts it.
-    fn carry_out(&self, h: &Handles, level: u32, actions: Vec<Action>) {
+    ///
+    /// An `UNBLOCK` carries the epoch at which the root decided it
+    /// (`Shared::unblock_epoch`), down every level, not the epoch when a
+    /// lower manager's host passes it on: that host may do so only after a
+    /// job came in from outside and its tasks were handed to idle workers
+    /// that are not flagged busy yet, and an epoch read then would look
+    /// current, leaving its workers parked for good beside that work.
+    /// `epoch`: the one an `UNBLOCK` from above carried (`None`: this is the
+    /// root, deciding now).
+    fn carry_out(&self, h: &Handles, level: u32, actions: Vec<Action>, epoch: Option<usize>) {
         let tree = self.tree;
         let part = tree.partition_of(level, h.index);
         for route in actions.into_iter().flat_map(|a| policy_route(&tree, level, part, a)) {
@@ -993,8 +1029,10 @@ impl AdmWorker {
                         None => self.send(h, host, MsgKind::Update, &[level as usize, count, starving]),
                     }
                 }
-                Route::UnblockWorker(w) => self.send(h, w, MsgKind::Unblock, &[WORKER, self.shared().unblock_epoch()]),
-                Route::UnblockPartition { level, part } => self.send(h, tree.host(level, part), MsgKind::Unblock, &[level as usize]),
+                Route::UnblockWorker(w) => self.send(h, w, MsgKind::Unblock, &[WORKER, epoch.unwrap_or_else(|| self.shared().unblock_epoch())]),
+                Route::UnblockPartition { level, part } => {
+                    self.send(h, tree.host(level, part), MsgKind::Unblock, &[level as usize, epoch.unwrap_or_else(|| self.shared().unblock_epoch())])
+                }
             }
         }
     }

@@ -41,6 +41,11 @@ pub(crate) struct Shared {
     /// busy, or `UNBLOCK`): a worker that becomes busy wakes them
     /// (`AdmWorker::now_busy`).
     pub(crate) deep_sleepers: CachePadded<crate::sync::AtomicUsize>,
+    /// Tasks on their way to an idle worker outside the managers' counts: a
+    /// hand-off's `TASK` not yet received, a rescue's answer not yet
+    /// collected. Counted up before the task leaves, down once its receiver
+    /// is flagged busy (`unblock_epoch`).
+    pub(crate) in_flight: CachePadded<crate::sync::AtomicUsize>,
 }
 
 impl Shared {
@@ -52,22 +57,28 @@ impl Shared {
             rescue: (0..n).map(|_| CachePadded::new(Rescue::default())).collect(),
             epoch: CachePadded::new(crate::sync::AtomicUsize::new(0)),
             deep_sleepers: CachePadded::new(crate::sync::AtomicUsize::new(0)),
+            in_flight: CachePadded::new(crate::sync::AtomicUsize::new(0)),
         }
     }
 
     /// The epoch an `UNBLOCK` sent now carries. A manager decides `UNBLOCK`
     /// on the counts its workers last reported, which can be older than a
-    /// job a worker has just taken from outside the pool. Such a worker is
-    /// flagged busy before it bumps the epoch (`AdmWorker::took_injected`),
-    /// and here the epoch is read before the flags (all SeqCst). So an epoch
-    /// that already includes its bump comes with its flag visible, and the
-    /// `UNBLOCK` then carries an epoch that is already out of date: its
+    /// job a worker has just taken from outside the pool, or a task handed
+    /// to an idle worker (hand-offs and rescues are not reported). Such a
+    /// worker is flagged busy before it bumps the epoch
+    /// (`AdmWorker::took_injected`), and a task on its way is counted in
+    /// `in_flight` until its receiver is flagged busy; here the epoch is read
+    /// first, then `in_flight`, then the flags (all SeqCst). So an epoch that
+    /// already includes a bump comes with its flag visible, and a task
+    /// received between the two reads comes with its receiver's flag: the
+    /// `UNBLOCK` then carries an epoch that is already out of date, and its
     /// receivers keep looking for work (and may interrupt the busy worker)
-    /// instead of parking for good while that job blocks. Without the flags
+    /// instead of parking for good while that work blocks. Without the flags
     /// (`notify=poll`) nobody is ever flagged and this is the epoch.
     pub(crate) fn unblock_epoch(&self) -> usize {
-        let e = self.epoch.load(crate::sync::Ordering::SeqCst);
-        if self.rescue.iter().any(|r| r.busy.load(crate::sync::Ordering::SeqCst) != 0) {
+        use crate::sync::Ordering::SeqCst;
+        let e = self.epoch.load(SeqCst);
+        if self.in_flight.load(SeqCst) != 0 || self.rescue.iter().any(|r| r.busy.load(SeqCst) != 0) {
             e.wrapping_sub(1)
         } else {
             e
