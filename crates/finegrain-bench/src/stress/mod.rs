@@ -73,10 +73,11 @@ pub const POLICIES: &[&str] = &[
 /// (nothing moves between workers: a task waiting for a task queued on its
 /// own worker waits forever) nor the paper-faithful variants documented to
 /// leave a task stranded behind a blocked owner (`carbon:prefetch-steal=no`,
-/// `sw-hier:bound=off`). `--force-blocking` runs blocking scenarios anyway.
+/// `sw-hier:bound=off`, `notify=poll`: `docs/blocking.md`).
+/// `--force-blocking` runs blocking scenarios anyway.
 pub fn supports_blocking(spec: &str) -> bool {
     let s: String = spec.chars().filter(|c| !c.is_whitespace()).collect();
-    !(s == "static" || s.starts_with("static:") || s.contains("prefetch-steal=no") || s.contains("bound=off"))
+    !(s == "static" || s.starts_with("static:") || s.contains("prefetch-steal=no") || s.contains("bound=off") || s.contains("notify=poll"))
 }
 
 /// `interrupt`, `poll` or `-` (policies without the option).
@@ -120,7 +121,7 @@ usage: stress [options]
   --panic-pct P      percentage of scenarios with injected panics (default 10; ~1% of their tasks)
   --gdb              on a hang, also print `gdb -p PID -batch -ex 'thread apply all bt'`
   --exit-on-hang     exit 2 right after the first hang's dump
-  --force-blocking   run blocking scenarios also under static, carbon:prefetch-steal=no, sw-hier:bound=off
+  --force-blocking   run blocking scenarios also under static, carbon:prefetch-steal=no, sw-hier:bound=off, notify=poll
   --one SEED         run scenario SEED again and again for --seconds (one policy, one worker count)
 Exit status: 0 clean; 1 lost/duplicated tasks, missed panics or errors; 2 a hang; 64 bad usage.";
 

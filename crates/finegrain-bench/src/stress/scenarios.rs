@@ -64,8 +64,10 @@ impl Kind {
 
     /// Whether the kind needs tasks that wait for other tasks (and so a
     /// policy that moves tasks between workers, and two workers at least).
+    /// `Mutex` does: a task that waits for the lock may hold, queued, the
+    /// second half of the holder's `join`.
     pub fn blocking(self) -> bool {
-        matches!(self, Kind::Barrier | Kind::Channel | Kind::Condvar | Kind::PhaseSibling)
+        matches!(self, Kind::Barrier | Kind::Channel | Kind::Condvar | Kind::PhaseSibling | Kind::Mutex)
     }
 }
 

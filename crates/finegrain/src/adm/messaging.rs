@@ -74,6 +74,8 @@ pub(crate) struct AdmWorker {
     /// The last look at the outstanding request's victim
     /// (`policy::notify::interrupt_now`).
     last_look: Cell<Option<VictimCall>>,
+    /// When the outstanding request was posted.
+    posted: Cell<Option<Instant>>,
     /// Attempts in a row that got nothing.
     empty_rescues: Cell<u32>,
     /// EMPTY answers so far in the current round (`policy::notify::empty_answer`).
@@ -138,6 +140,7 @@ impl AdmWorker {
             rescues: Cell::new(0),
             outstanding: Cell::new(None),
             last_look: Cell::new(None),
+            posted: Cell::new(None),
             empty_rescues: Cell::new(0),
             empty_in_round: Cell::new(0),
             unblocked_epoch: Cell::new(0),
@@ -292,6 +295,7 @@ impl AdmWorker {
         }
         self.outstanding.set(Some(v));
         self.last_look.set(None);
+        self.posted.set(Some(now));
         self.signal_victim(theirs);
         h.counters().count(Counter::Interrupts, 1);
     }
@@ -300,7 +304,8 @@ impl AdmWorker {
     /// an interrupt would make a system call fail (`policy::notify::interrupt_now`).
     fn signal_victim(&self, r: &interrupt::Rescue) {
         let call = interrupt::victim_call(r);
-        if interrupt_now(call, self.last_look.replace(Some(call))) {
+        let waited = self.posted.get().map_or(0, |t| t.elapsed().as_micros() as u64);
+        if interrupt_now(call, self.last_look.replace(Some(call)), waited) {
             self.last_look.set(None);
             interrupt::interrupt(r);
         }
@@ -1088,10 +1093,20 @@ impl Mechanism for AdmWorker {
         self.now_busy(h);
     }
 
-    /// Back to the task that waited in a `join`: busy again.
+    /// Back to the task that waited in a `join`: busy again. If it had gone
+    /// idle while waiting, it bumps the epoch once flagged busy: its wait
+    /// ended because another worker finished the other half, which no
+    /// manager hears of, and that worker lowered its own flag before it
+    /// released the latch; an `UNBLOCK` decided in between saw nobody busy
+    /// and nothing on its way (`Shared::unblock_epoch`), and must not stand
+    /// while this worker goes on to queue work and perhaps block.
     #[inline]
     fn resumed(&self, h: &Handles) {
+        let was_idle = self.track_busy && self.shared().rescue[self.index].busy.load(Ordering::Relaxed) == 0;
         self.found_work(h);
+        if was_idle {
+            self.shared().epoch.fetch_add(1, Ordering::SeqCst);
+        }
     }
 
     /// A job from outside the pool starts here: every `UNBLOCK` the others

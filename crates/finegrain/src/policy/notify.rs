@@ -171,20 +171,34 @@ pub enum VictimCall {
     Other,
 }
 
+/// How long a posted request may go without a signal because its victim
+/// was in a call the signal would interrupt ([`interrupt_now`]), in
+/// microseconds. A victim that sleeps in a loop (a retry loop, polling a
+/// lock) would otherwise never be interrupted, and what it holds queued
+/// would wait for as long as the loop runs: forever, if the loop waits for
+/// that very work (a lock whose holder waits for a `join` half queued on the
+/// sleeper). Past it, the signal goes out and such a call may fail with
+/// `EINTR` (`docs/blocking.md`).
+pub const PATIENCE_US: u64 = 50_000;
+
 /// Interrupt the victim now, given this look at it and the previous one (an
-/// interval earlier, for the same request)? Not while it is blocked in a
-/// call the interrupt would make fail: the request stays posted and is
-/// looked at again one interval later (or answered at the victim's next
-/// scheduling point). If it is runnable, only if it was runnable at the
-/// previous look too, has not blocked in between, and has run on a CPU
-/// meanwhile: a thread just woken from a sleep or a `poll` is runnable while
-/// still inside the call (a `poll` whose timeout expired returns `EINTR` if
-/// a signal comes before it leaves), and on a loaded machine it can wait
-/// for a CPU longer than an interval; one that computes without a
-/// scheduling point stays runnable, blocks nowhere and runs. So a
-/// computing victim is interrupted an interval later than at once (more
-/// while it gets no CPU), and one that sleeps in a loop almost never.
-pub fn interrupt_now(now: VictimCall, before: Option<VictimCall>) -> bool {
+/// interval earlier, for the same request), `waited_us` after the request
+/// was posted? Not while it is blocked in a call the interrupt would make
+/// fail: the request stays posted and is looked at again one interval later
+/// (or answered at the victim's next scheduling point). If it is runnable,
+/// only if it was runnable at the previous look too, has not blocked in
+/// between, and has run on a CPU meanwhile: a thread just woken from a sleep
+/// or a `poll` is runnable while still inside the call (a `poll` whose
+/// timeout expired returns `EINTR` if a signal comes before it leaves), and
+/// on a loaded machine it can wait for a CPU longer than an interval; one
+/// that computes without a scheduling point stays runnable, blocks nowhere
+/// and runs. So a computing victim is interrupted an interval later than at
+/// once (more while it gets no CPU), and one that sleeps in a loop only
+/// after [`PATIENCE_US`].
+pub fn interrupt_now(now: VictimCall, before: Option<VictimCall>, waited_us: u64) -> bool {
+    if waited_us >= PATIENCE_US {
+        return true;
+    }
     match (now, before) {
         (VictimCall::Unrestarted, _) => false,
         (VictimCall::Running { blocked, ran_ns }, Some(VictimCall::Running { blocked: b, ran_ns: r })) => blocked == b && ran_ns > r,
@@ -230,13 +244,15 @@ mod tests {
     #[test]
     fn victims_in_unrestarted_calls_are_left_alone_and_runnable_ones_looked_at_twice() {
         let run = |blocked, ran_ns| VictimCall::Running { blocked, ran_ns };
-        assert!(!interrupt_now(VictimCall::Unrestarted, Some(run(3, 10))));
-        assert!(!interrupt_now(run(3, 10), None), "perhaps just woken inside a call");
-        assert!(!interrupt_now(run(4, 20), Some(run(3, 10))), "it blocked in between: sleeping in a loop");
-        assert!(!interrupt_now(run(3, 10), Some(run(3, 10))), "it did not run: perhaps still waiting for a CPU inside the call");
-        assert!(!interrupt_now(run(3, 10), Some(VictimCall::Unrestarted)));
-        assert!(interrupt_now(run(3, 20), Some(run(3, 10))), "runnable, running, never blocking: computing");
-        assert!(interrupt_now(VictimCall::Other, None), "a futex wait restarts");
+        let now = |call, before| interrupt_now(call, before, 100);
+        assert!(!now(VictimCall::Unrestarted, Some(run(3, 10))));
+        assert!(!now(run(3, 10), None), "perhaps just woken inside a call");
+        assert!(!now(run(4, 20), Some(run(3, 10))), "it blocked in between: sleeping in a loop");
+        assert!(!now(run(3, 10), Some(run(3, 10))), "it did not run: perhaps still waiting for a CPU inside the call");
+        assert!(!now(run(3, 10), Some(VictimCall::Unrestarted)));
+        assert!(now(run(3, 20), Some(run(3, 10))), "runnable, running, never blocking: computing");
+        assert!(now(VictimCall::Other, None), "a futex wait restarts");
+        assert!(interrupt_now(VictimCall::Unrestarted, None, PATIENCE_US), "a sleeper in a loop is interrupted in the end");
     }
 
     #[test]
