@@ -240,10 +240,18 @@ impl AdmWorker {
         // SAFETY: this thread is the mailbox's receiver and is not inside a
         // `recv` (`handle_mail` receives inside a deferral section); the
         // word is a job pointer a victim sent.
-        let job = job.or_else(|| self.mail().take_task_in_ring().map(|p| unsafe { JobRef::from_ptr(p as *mut JobHeader) }));
+        let mut from_ring = false;
+        let job = job.or_else(|| {
+            from_ring = true;
+            self.mail().take_task_in_ring().map(|p| unsafe { JobRef::from_ptr(p as *mut JobHeader) })
+        });
         if job.is_some() {
-            // Until the requester is flagged busy (`Shared::unblock_epoch`).
+            // Until the requester is flagged busy (`Shared::unblock_epoch`);
+            // a job taken out of a message was counted by it, no longer.
             sh.in_flight.fetch_add(1, Ordering::SeqCst);
+            if from_ring {
+                sh.in_flight.fetch_sub(1, Ordering::SeqCst);
+            }
         }
         sh.rescue[r - 1].ans.store(job.map_or(EMPTY, |j| j.to_word()), Ordering::Release);
     }
@@ -855,6 +863,11 @@ impl AdmWorker {
         match m.kind {
             MsgKind::Task => {
                 if w[0] != 0 {
+                    // Busy before the task stops counting as on its way
+                    // (`Shared::unblock_epoch`). (A rescue that took the job
+                    // out of this message moved its count to the answer.)
+                    self.now_busy(h);
+                    self.shared().in_flight.fetch_sub(1, Ordering::SeqCst);
                     // SAFETY: the victim sent a pointer to a job it took off its queue
                     // and will not run itself. Marked, so that handing it on keeps
                     // the owner written by the first hand-over.
@@ -867,13 +880,6 @@ impl AdmWorker {
                     // Handed over while this worker was idle: it runs this
                     // task next, so its count is what else it holds. Its
                     // manager hears only if that changes what it believes.
-                    // Busy before the task stops counting as on its way
-                    // (`Shared::unblock_epoch`); a rescue may have taken the
-                    // job out of the message, and counted it itself.
-                    if w[0] != 0 {
-                        self.now_busy(h);
-                    }
-                    self.shared().in_flight.fetch_sub(1, Ordering::SeqCst);
                     h.counters().count(Counter::Steals, 1);
                     self.unblocked.set(false);
                     let len = self.pending().saturating_sub(1);
@@ -924,6 +930,8 @@ impl AdmWorker {
         self.take_oldest_work(h, k, |j| jobs.push(j));
         let n = jobs.len();
         for (i, j) in jobs.into_iter().enumerate() {
+            // Until the stealer is flagged busy (`Shared::unblock_epoch`).
+            self.shared().in_flight.fetch_add(1, Ordering::SeqCst);
             self.send(h, stealer, MsgKind::Task, &[j.to_word(), (i + 1 == n) as usize]);
         }
         if n == 0 {
@@ -1157,7 +1165,11 @@ impl Mechanism for AdmWorker {
         if !self.deep.replace(true) {
             sh.deep_sleepers.fetch_add(1, Ordering::SeqCst);
         }
-        let t = park_timeout_us(self.notify, h.workers, self.nothing_left(), self.other_busy(), self.empty_rescues.get());
+        // A task on its way makes its receiver busy soon (`Shared::in_flight`;
+        // read after `deep_sleepers`, and the receiver flags itself busy
+        // before it stops counting the task, so one of the two is seen).
+        let others = self.other_busy() || sh.in_flight.load(Ordering::SeqCst) != 0;
+        let t = park_timeout_us(self.notify, h.workers, self.nothing_left(), others, self.empty_rescues.get());
         if t.is_some() {
             self.leave_deep_sleep();
         } else {

@@ -41,9 +41,8 @@ pub(crate) struct Shared {
     /// busy, or `UNBLOCK`): a worker that becomes busy wakes them
     /// (`AdmWorker::now_busy`).
     pub(crate) deep_sleepers: CachePadded<crate::sync::AtomicUsize>,
-    /// Tasks on their way to an idle worker outside the managers' counts: a
-    /// hand-off's `TASK` not yet received, a rescue's answer not yet
-    /// collected. Counted up before the task leaves, down once its receiver
+    /// Tasks on their way between workers: a `TASK` (a hand-off's, or a
+    /// steal's) not yet received, a rescue's answer not yet collected. Counted up before the task leaves, down once its receiver
     /// is flagged busy (`unblock_epoch`).
     pub(crate) in_flight: CachePadded<crate::sync::AtomicUsize>,
 }
