@@ -378,6 +378,10 @@ impl<T: Word> LaneCell<T> {
     /// sides).
     fn steal_locked(&self, c: &impl Rules) -> Vec<Item<T>> {
         let mut sw = lock(&self.software);
+        // The owner's lock-free pop may have emptied the deque with tasks
+        // left in the software queue: refill first (an access under the
+        // lock, as every other one ends with this check).
+        self.settle(c, &mut sw);
         let h = self.head.load(Ordering::Relaxed);
         let mut t = self.tail.load(Ordering::Acquire);
         let got = loop {
@@ -458,7 +462,7 @@ impl<T: Word> Gtu<T> {
 
     /// Is any task in the GTU that an idle worker could take?
     pub(crate) fn has_work(&self) -> bool {
-        self.lanes.iter().any(|l| l.tasks() > 0 || (self.buffer_visible && l.slot.load(Ordering::Acquire) != 0))
+        self.lanes.iter().any(|l| l.tasks() > 0 || l.sw.load(Ordering::Acquire) > 0 || (self.buffer_visible && l.slot.load(Ordering::Acquire) != 0))
     }
 
     /// Tasks in the hardware deques (what a prefetch request is judged by).
@@ -551,7 +555,7 @@ impl<T: Word> Gtu<T> {
         let n = self.lanes.len();
         for v in c.victims(me, n) {
             let cell = &self.lanes[v];
-            if cell.tasks() > 0 {
+            if cell.tasks() > 0 || cell.sw.load(Ordering::Acquire) > 0 {
                 let got = cell.steal_locked(c);
                 if !got.is_empty() {
                     return got;
