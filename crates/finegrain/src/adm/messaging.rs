@@ -15,7 +15,9 @@ use crate::policy::adm::{
     decrease_window, hand_to_idle, handoff_candidates, next_report_threshold, recount_depth, report_depth, route as policy_route, Action, Handoff,
     ManagerNode, PhaseTokens, Route, Tree,
 };
-use crate::policy::notify::{empty_answer, interrupt_now, park_timeout_us, rescue_due, rescue_victim, wake_deep_sleepers, Notify, VictimCall, WakeDeep};
+use crate::policy::notify::{
+    empty_answer, interrupt_now, park_timeout_us, rescue_due, rescue_victim, wake_deep_sleepers, Notify, VictimCall, WakeDeep,
+};
 use crate::policy::search::Source;
 use crate::policy::Order;
 use crate::stats::{Bucket, Counter, Op};
