@@ -480,7 +480,7 @@ impl WorkerThread {
     /// A task found in the loop, about to run (and perhaps block in user
     /// code): wake another sleeper while work is still visible
     /// (`policy::idle::pass_on_wake`), and hand the watch on if this worker
-    /// kept it (the next sleeper to park takes it up:
+    /// kept it or nobody does (the next sleeper to park takes it up:
     /// `policy::idle::watch_interval_us`).
     #[inline(always)]
     fn pass_on_wake<M: Mechanism>(&self, m: &M) {
@@ -501,7 +501,11 @@ impl WorkerThread {
         // its last look (`sleep/README.md`).
         crate::sync::full_fence();
         let sleepers = reg.sleep.sleeping();
-        if crate::policy::idle::pass_on_wake(sleepers, reg.has_work() || m.work_for_sleepers()) || (watched && sleepers > 0) {
+        // A watch is kept only while some worker is awake, so the last
+        // sleeper of an idle pool gives it up; the first worker to take a
+        // task afterwards wakes one, which takes it up as it parks again.
+        let rewatch = sleepers > 0 && (watched || reg.sleep.unwatched());
+        if crate::policy::idle::pass_on_wake(sleepers, reg.has_work() || m.work_for_sleepers()) || rewatch {
             reg.sleep.notify_new_work();
         }
     }

@@ -479,7 +479,7 @@ fn loom_sleep_central_unit_push_wakes_idle_worker() {
 fn pass_on_wake(shop: &Shop, watched: bool) {
     crate::sync::full_fence();
     let sleepers = shop.sleep.sleeping();
-    if (sleepers > 0 && shop.has_work()) || (watched && sleepers > 0) {
+    if (sleepers > 0 && shop.has_work()) || (sleepers > 0 && (watched || shop.sleep.unwatched())) {
         shop.sleep.notify_new_work();
     }
 }

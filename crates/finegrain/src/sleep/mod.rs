@@ -148,6 +148,12 @@ impl Sleep {
         }
     }
 
+    /// Does nobody keep the watch now (`policy::idle::watch_interval_us`)?
+    #[inline]
+    pub(crate) fn unwatched(&self) -> bool {
+        self.watcher.load(Ordering::SeqCst) == NO_WATCHER
+    }
+
     /// How many workers are asleep (a relaxed look).
     #[inline]
     pub(crate) fn sleeping(&self) -> usize {
