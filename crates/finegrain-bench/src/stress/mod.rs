@@ -113,6 +113,7 @@ usage: stress [options]
                      every configuration gets one turn even past it (hangs cost --hang-secs + 3 s)
   --seed S           base seed (default: from the clock; printed)
   --policies 'a;b'   policy specs, ';'-separated (default: every policy and option variant)
+  --skip 'a;b'       leave these specs out (after --policies, if given)
   --workers 2,8      worker counts (default 2,8,32,64)
   --scenarios k,...  scenario kinds (default all): tree, barrier, channel, condvar, sleep,
                      phase-sibling, mutex, nested-pool, lifecycle
@@ -167,6 +168,16 @@ fn parse_args(args: &[String]) -> Result<Opts, String> {
                 }
                 for p in &o.policies {
                     finegrain::Policy::parse(p).map_err(|e| format!("--policies: {p:?}: {e}"))?;
+                }
+            }
+            "--skip" => {
+                let skip: Vec<String> = value("--skip")?.split(';').map(|s| s.trim().to_string()).filter(|s| !s.is_empty()).collect();
+                if let Some(bad) = skip.iter().find(|s| !o.policies.contains(s)) {
+                    return Err(format!("--skip: {bad:?} is not among the policies to run"));
+                }
+                o.policies.retain(|p| !skip.contains(p));
+                if o.policies.is_empty() {
+                    return Err("--skip: no policy left".into());
                 }
             }
             "--workers" => {
