@@ -140,7 +140,7 @@
 use super::deferral::Deferral;
 use super::AdmWorker;
 use crate::policy::notify::VictimCall;
-use crate::sync::{AtomicUsize, Ordering};
+use crate::sync::{AtomicU64, AtomicUsize, Ordering};
 use std::cell::Cell;
 use std::sync::Once;
 
@@ -162,6 +162,12 @@ pub(crate) struct Rescue {
     thread: AtomicUsize,
     /// The worker's kernel thread id (for `/proc/self/task/TID/syscall`).
     tid: AtomicUsize,
+    /// When a requester first found the worker asleep in a call a signal
+    /// would make fail, in microseconds since `EPOCH`, in this busy spell
+    /// and since it last answered a request (0: not yet). Shared by every
+    /// requester, so that the patience (`policy::notify::PATIENCE_US`) runs
+    /// per victim while requesters move on to other victims.
+    asleep_since: AtomicU64,
     /// Signals being sent to it right now.
     kills: AtomicUsize,
     /// 1 while the worker runs a task (and so may hold work it has not
@@ -319,7 +325,33 @@ const UNRESTARTED: &[libc::c_long] = &[
 /// in, or "running") and, if runnable, `status` (its voluntary context
 /// switches) and `schedstat` (its time on a CPU); `Other` if they cannot be
 /// read.
-pub(crate) fn victim_call(r: &Rescue) -> VictimCall {
+///
+/// Also returns for how long requesters have found it asleep in such a call
+/// at every look (microseconds; 0 unless it is now).
+pub(crate) fn victim_call(r: &Rescue) -> (VictimCall, u64) {
+    let call = look(r);
+    let now = EPOCH.get_or_init(std::time::Instant::now).elapsed().as_micros() as u64 + 1;
+    if call == VictimCall::Unrestarted {
+        let since = match r.asleep_since.compare_exchange(0, now, Ordering::Relaxed, Ordering::Relaxed) {
+            Ok(_) => now,
+            Err(t) => t,
+        };
+        (call, now.saturating_sub(since))
+    } else {
+        (call, 0)
+    }
+}
+
+/// The worker of `r` answered a request, or starts a new busy spell: its
+/// patience starts again (`Rescue::asleep_since`). Async-signal-safe.
+pub(crate) fn patience_restarts(r: &Rescue) {
+    r.asleep_since.store(0, Ordering::Relaxed);
+}
+
+/// The start of `Rescue::asleep_since`'s clock.
+static EPOCH: std::sync::OnceLock<std::time::Instant> = std::sync::OnceLock::new();
+
+fn look(r: &Rescue) -> VictimCall {
     let tid = r.tid.load(Ordering::SeqCst);
     let mut buf = [0u8; 2048];
     let Some(text) = read_task_file(tid, "syscall", &mut buf) else { return VictimCall::Other };

@@ -76,8 +76,6 @@ pub(crate) struct AdmWorker {
     /// The last look at the outstanding request's victim
     /// (`policy::notify::interrupt_now`).
     last_look: Cell<Option<VictimCall>>,
-    /// When the outstanding request was posted.
-    posted: Cell<Option<Instant>>,
     /// Attempts in a row that got nothing.
     empty_rescues: Cell<u32>,
     /// EMPTY answers so far in the current round (`policy::notify::empty_answer`).
@@ -142,7 +140,6 @@ impl AdmWorker {
             rescues: Cell::new(0),
             outstanding: Cell::new(None),
             last_look: Cell::new(None),
-            posted: Cell::new(None),
             empty_rescues: Cell::new(0),
             empty_in_round: Cell::new(0),
             unblocked_epoch: Cell::new(0),
@@ -217,6 +214,7 @@ impl AdmWorker {
         if r == 0 {
             return;
         }
+        interrupt::patience_restarts(mine);
         let queue_may_give = match h {
             Some(h) => {
                 self.send_enqueue_tokens(h);
@@ -284,7 +282,9 @@ impl AdmWorker {
             // was not running; signal again once per interval.
             if us(self.last_rescue.get()) >= bound as u64 {
                 self.last_rescue.set(Some(now));
-                self.signal_victim(&sh.rescue[v]);
+                if !self.signal_victim(&sh.rescue[v]) {
+                    self.move_on(h);
+                }
             }
             return;
         }
@@ -305,20 +305,41 @@ impl AdmWorker {
         }
         self.outstanding.set(Some(v));
         self.last_look.set(None);
-        self.posted.set(Some(now));
-        self.signal_victim(theirs);
         h.counters().count(Counter::Interrupts, 1);
+        if !self.signal_victim(theirs) {
+            self.move_on(h);
+        }
+    }
+
+    /// The victim sleeps in a call a signal would make fail, and has not
+    /// done so for `PATIENCE_US` yet: take the request back and ask the next
+    /// busy worker at once (a victim that only sleeps holds nothing, or is
+    /// interrupted once its patience runs out). A job it answered meanwhile
+    /// is queued here.
+    fn move_on(&self, h: &Handles) {
+        let ans = self.take_back_request();
+        if ans > EMPTY {
+            self.received_rescued(h);
+            // SAFETY: as in `collect_rescue`.
+            self.private.push(unsafe { JobRef::from_ptr(ans as *mut JobHeader) }.mark_received());
+            h.counters().count(Counter::Steals, 1);
+            h.counters().count(Counter::TasksStolen, u64::from(!word_was_received(ans)));
+        }
+        self.last_rescue.set(None);
     }
 
     /// Interrupt the victim of the outstanding request, unless it is where
     /// an interrupt would make a system call fail (`policy::notify::interrupt_now`).
-    fn signal_victim(&self, r: &interrupt::Rescue) {
-        let call = interrupt::victim_call(r);
-        let waited = self.posted.get().map_or(0, |t| t.elapsed().as_micros() as u64);
-        if interrupt_now(call, self.last_look.replace(Some(call)), waited) {
+    /// Returns false if the victim sleeps in such a call (the caller moves
+    /// on to another victim), true otherwise, signalled or not.
+    fn signal_victim(&self, r: &interrupt::Rescue) -> bool {
+        let (call, asleep_us) = interrupt::victim_call(r);
+        if interrupt_now(call, self.last_look.replace(Some(call)), asleep_us) {
             self.last_look.set(None);
             interrupt::interrupt(r);
+            return true;
         }
+        call != VictimCall::Unrestarted
     }
 
     /// This worker runs a task from now on: it may mark or queue work that
@@ -340,6 +361,7 @@ impl AdmWorker {
         let sh = self.shared();
         let r = &sh.rescue[self.index];
         if r.busy.load(Ordering::Relaxed) == 0 {
+            interrupt::patience_restarts(r);
             r.busy.store(1, Ordering::SeqCst);
             if sh.deep_sleepers.load(Ordering::SeqCst) > 0 {
                 self.wake_deep_now_or_at_offer(h);

@@ -182,8 +182,8 @@ pub enum VictimCall {
 pub const PATIENCE_US: u64 = 50_000;
 
 /// Interrupt the victim now, given this look at it and the previous one (an
-/// interval earlier, for the same request), `waited_us` after the request
-/// was posted? Not while it is blocked in a call the interrupt would make
+/// interval earlier, for the same request), when requesters have found it
+/// asleep in a call a signal would make fail at every look for `waited_us`? Not while it is blocked in a call the interrupt would make
 /// fail: the request stays posted and is looked at again one interval later
 /// (or answered at the victim's next scheduling point). If it is runnable,
 /// only if it was runnable at the previous look too, has not blocked in
@@ -194,7 +194,7 @@ pub const PATIENCE_US: u64 = 50_000;
 /// that computes without a scheduling point stays runnable, blocks nowhere
 /// and runs. So a computing victim is interrupted an interval later than at
 /// once (more while it gets no CPU), and one that sleeps in a loop only
-/// after [`PATIENCE_US`].
+/// after [`PATIENCE_US`]; meanwhile requesters ask other victims.
 pub fn interrupt_now(now: VictimCall, before: Option<VictimCall>, waited_us: u64) -> bool {
     if waited_us >= PATIENCE_US {
         return true;
