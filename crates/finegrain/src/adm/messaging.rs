@@ -317,14 +317,7 @@ impl AdmWorker {
     /// interrupted once its patience runs out). A job it answered meanwhile
     /// is queued here.
     fn move_on(&self, h: &Handles) {
-        let ans = self.take_back_request();
-        if ans > EMPTY {
-            self.received_rescued(h);
-            // SAFETY: as in `collect_rescue`.
-            self.private.push(unsafe { JobRef::from_ptr(ans as *mut JobHeader) }.mark_received());
-            h.counters().count(Counter::Steals, 1);
-            h.counters().count(Counter::TasksStolen, u64::from(!word_was_received(ans)));
-        }
+        self.settle_rescue(h);
         self.last_rescue.set(None);
     }
 
@@ -451,12 +444,7 @@ impl AdmWorker {
             }
         }
         if ans > EMPTY {
-            self.received_rescued(h);
-            // SAFETY: the victim took this job off its marks or queue for us
-            // alone and prepared it to run elsewhere (`answer_rescue`).
-            self.private.push(unsafe { JobRef::from_ptr(ans as *mut JobHeader) }.mark_received());
-            h.counters().count(Counter::Steals, 1);
-            h.counters().count(Counter::TasksStolen, u64::from(!word_was_received(ans)));
+            self.received_rescued(h, ans);
         }
     }
 
@@ -481,19 +469,21 @@ impl AdmWorker {
     fn settle_rescue(&self, h: &Handles) {
         let ans = self.take_back_request();
         if ans > EMPTY {
-            self.received_rescued(h);
-            // SAFETY: as in `collect_rescue`.
-            self.private.push(unsafe { JobRef::from_ptr(ans as *mut JobHeader) }.mark_received());
-            h.counters().count(Counter::Steals, 1);
-            h.counters().count(Counter::TasksStolen, u64::from(!word_was_received(ans)));
+            self.received_rescued(h, ans);
         }
     }
 
-    /// A rescue's answer carried a job: busy from now on (this worker runs
-    /// it next), then no longer on its way (`Shared::unblock_epoch`).
-    fn received_rescued(&self, h: &Handles) {
+    /// A rescue's answer carried job `ans`: busy from now on (this worker
+    /// runs it next), then no longer on its way (`Shared::unblock_epoch`);
+    /// the job goes on the private queue as a received task.
+    fn received_rescued(&self, h: &Handles, ans: usize) {
         self.now_busy(h);
         self.shared().in_flight.fetch_sub(1, Ordering::SeqCst);
+        // SAFETY: the victim took this job off its marks or queue for us
+        // alone and prepared it to run elsewhere (`answer_rescue`).
+        self.private.push(unsafe { JobRef::from_ptr(ans as *mut JobHeader) }.mark_received());
+        h.counters().count(Counter::Steals, 1);
+        h.counters().count(Counter::TasksStolen, u64::from(!word_was_received(ans)));
     }
 
     /// Withdraw the outstanding request, if any: 0 if it was withdrawn before
