@@ -52,6 +52,17 @@ pub(crate) fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     }
 }
 
+/// Lock a mutex if it is free, ignoring poisoning as [`lock`] does: one
+/// compare-and-swap, no waiting (so usable where blocking is not, such as
+/// the rescue handler: `Mailbox::take_unreceived_task`).
+pub(crate) fn try_lock<T>(m: &Mutex<T>) -> Option<MutexGuard<'_, T>> {
+    match m.try_lock() {
+        Ok(g) => Some(g),
+        Err(std::sync::TryLockError::Poisoned(p)) => Some(p.into_inner()),
+        Err(std::sync::TryLockError::WouldBlock) => None,
+    }
+}
+
 /// A flag that one thread blocks on and others raise: the crate's one
 /// condition-variable loop (a parked worker, a thread waiting for an injected
 /// job, the dedicated manager thread).

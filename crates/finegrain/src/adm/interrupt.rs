@@ -32,8 +32,10 @@
 //!    notes that an interrupt is pending; the section's end handles it.
 //!    Otherwise it swaps `req` to 0 and, if it got a requester, takes its own
 //!    oldest task (the outermost frame mark, else the front of the private
-//!    queue, else the task of a `TASK` message still waiting in its mailbox's
-//!    ring) and stores the job's address, or EMPTY, into the requester's
+//!    queue, else the task of a `TASK` message still waiting in its mailbox, in
+//!    the ring or, if no sender holds its lock, the overflow queue, where a
+//!    blocked worker's `TASK` ends up behind the managers' `STEAL`s and
+//!    `UNBLOCK`s: `Mailbox::take_unreceived_task`) and stores the job's address, or EMPTY, into the requester's
 //!    `ans`. The last source matters when a task is handed to a worker that
 //!    is just starting a long task of its own: it would otherwise wait in the
 //!    mailbox until that task ends. The handler takes the job out of the

@@ -243,7 +243,7 @@ impl AdmWorker {
         let mut from_ring = false;
         let job = job.or_else(|| {
             from_ring = true;
-            self.mail().take_task_in_ring().map(|p| unsafe { JobRef::from_ptr(p as *mut JobHeader) })
+            self.mail().take_unreceived_task().map(|p| unsafe { JobRef::from_ptr(p as *mut JobHeader) })
         });
         if job.is_some() {
             // Until the requester is flagged busy (`Shared::unblock_epoch`);
