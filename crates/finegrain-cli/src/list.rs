@@ -8,57 +8,62 @@ use std::io::Write;
 /// take seconds to generate, so they can be left out).
 pub fn main(sizes: &[Size]) {
     let workloads = finegrain_workloads::all();
-    println!("WORKLOADS ({})", workloads.len());
+    outln!("WORKLOADS ({})", workloads.len());
     if workloads.is_empty() {
-        println!("  (none registered yet)");
+        outln!("  (none registered yet)");
     }
     let mut out = std::io::stdout();
     for w in &workloads {
-        println!("  {:<12} [{}] {}", w.name(), w.api(), w.description());
-        println!("  {:<12} from {}", "", w.source());
-        print!("  {:<12} input:", "");
+        // Nobody reads any more (`finegrain list | head`): generating the
+        // remaining inputs would only take time.
+        if crate::out::closed() {
+            return;
+        }
+        outln!("  {:<12} [{}] {}", w.name(), w.api(), w.description());
+        outln!("  {:<12} from {}", "", w.source());
+        out!("  {:<12} input:", "");
         for (i, &s) in sizes.iter().enumerate() {
-            print!("{} {}: ", if i > 0 { " |" } else { "" }, s.name());
+            out!("{} {}: ", if i > 0 { " |" } else { "" }, s.name());
             if s == Size::Paper && !w.paper_size() {
-                print!("(no paper-scale input: the full one) ");
+                out!("(no paper-scale input: the full one) ");
             }
             // Show each size as soon as its input is generated: the large ones are slow.
             let _ = out.flush();
             match w.try_prepare(s, 42) {
-                Ok(inst) => print!("{}", inst.describe()),
-                Err(e) => print!("(no input: {e})"),
+                Ok(inst) => out!("{}", inst.describe()),
+                Err(e) => out!("(no input: {e})"),
             }
         }
-        println!();
+        outln!();
     }
     let default: Vec<&str> = crate::specs::default_suite(finegrain_workloads::all()).iter().map(|w| w.name()).collect();
-    println!("  default `bench` suite (the first workload of each api): {}", default.join(", "));
+    outln!("  default `bench` suite (the first workload of each api): {}", default.join(", "));
     let paper: Vec<&str> = workloads.iter().filter(|w| w.paper_size()).map(|w| w.name()).collect();
-    println!("  with a `paper` input of their own (the others run `full` for `paper`): {}", paper.join(", "));
-    println!("  on a Matrix Market file or an edge list (`bench --input FILE`): {}", finegrain_workloads::INPUT_WORKLOADS.join(", "));
+    outln!("  with a `paper` input of their own (the others run `full` for `paper`): {}", paper.join(", "));
+    outln!("  on a Matrix Market file or an edge list (`bench --input FILE`): {}", finegrain_workloads::INPUT_WORKLOADS.join(", "));
 
-    println!();
-    println!("POLICIES (spec: name, or name:option=value,option=value)");
+    outln!();
+    outln!("POLICIES (spec: name, or name:option=value,option=value)");
     for p in finegrain::policies() {
-        println!("  {}: {}  [{}]", p.name, p.summary, p.source);
+        outln!("  {}: {}  [{}]", p.name, p.summary, p.source);
         let mut t = Table::new(&[("option", false), ("values", false), ("default", false), ("meaning", false)]);
         for o in p.options {
             t.push(vec![o.name.to_string(), o.values.to_string(), o.default.to_string(), o.help.to_string()]);
         }
         if p.options.is_empty() {
-            println!("      (no options)");
+            outln!("      (no options)");
         } else {
             for line in t.render().lines() {
-                println!("      {line}");
+                outln!("      {line}");
             }
         }
     }
-    println!("  every policy also takes:");
+    outln!("  every policy also takes:");
     for o in finegrain::policy::COMMON_OPTIONS {
-        println!("      {} ({}; default {}): {}", o.name, o.values, o.default, o.help);
+        outln!("      {} ({}; default {}): {}", o.name, o.values, o.default, o.help);
     }
-    println!();
-    println!("OTHER RUNTIMES in `bench`: serial (the reference every speedup is relative to), rayon (where the");
-    println!("workload has a Rayon version), chili (heartbeat-scheduled joins: fib, nqueens, cilksort, uts), and");
-    println!("with --peers the C++ peers tbb and omp (peers/build/peer_*).");
+    outln!();
+    outln!("OTHER RUNTIMES in `bench`: serial (the reference every speedup is relative to), rayon (where the");
+    outln!("workload has a Rayon version), chili (heartbeat-scheduled joins: fib, nqueens, cilksort, uts), and");
+    outln!("with --peers the C++ peers tbb and omp (peers/build/peer_*).");
 }

@@ -4,6 +4,8 @@
 //! run failed or a result was wrong (the other runs still complete and are
 //! written); 2 when the command line is invalid (nothing is run or written).
 
+#[macro_use]
+mod out;
 mod bench;
 mod chili_programs;
 mod cli;

@@ -28,7 +28,7 @@ pub fn main(a: &PlanArgs) -> Result<bool, Failure> {
     let g = finegrain_sim::trace::load(&a.trace).map_err(|e| Failure::Fatal(format!("{}: {e}", a.trace.display())))?;
     let inputs = space_inputs(&g).map_err(|e| Failure::Usage(e.to_string()))?;
     let levels: Vec<String> = h.levels.iter().map(|l| format!("{} {} KB/{}", l.name, l.bytes >> 10, l.sharers)).collect();
-    println!("{} ({}): {} task spaces; {} at {threads} threads ({})", g.meta.workload, g.meta.size, inputs.len(), preset.name, levels.join(", "));
+    outln!("{} ({}): {} task spaces; {} at {threads} threads ({})", g.meta.workload, g.meta.size, inputs.len(), preset.name, levels.join(", "));
     let mut plans = Vec::with_capacity(inputs.len());
     for (i, inp) in inputs.iter().enumerate() {
         let t0 = Instant::now();
@@ -38,7 +38,7 @@ pub fn main(a: &PlanArgs) -> Result<bool, Failure> {
         let r = ts.recursive(&h).map_err(|e| Failure::Fatal(format!("space {i}: {e}")))?;
         let plan_ms = t1.elapsed().as_secs_f64() * 1e3;
         let per_level: Vec<String> = h.levels.iter().zip(&r.groups_per_level).map(|(l, n)| format!("{n} {}", l.name)).collect();
-        println!(
+        outln!(
             "\nspace {i} {:?}: {} tasks, {} lines, {} edges ({} lines banded); graph {graph_ms:.1} ms, plan {plan_ms:.1} ms ({} METIS calls); groups: {}",
             inp.space.dims(),
             inp.tasks(),
@@ -58,11 +58,11 @@ pub fn main(a: &PlanArgs) -> Result<bool, Failure> {
             .collect::<Result<_, _>>()
             .map_err(fatal)?;
         rows.push(mean(&randoms));
-        println!("{}", table(&rows, &h).render());
+        outln!("{}", table(&rows, &h).render());
         plans.push(r.plan);
     }
     plan_file::write_file(&a.out, &plans).map_err(|e| Failure::Fatal(e.to_string()))?;
-    println!("\nwrote {} ({} plans)", a.out.display(), plans.len());
+    outln!("\nwrote {} ({} plans)", a.out.display(), plans.len());
     Ok(true)
 }
 

@@ -76,8 +76,8 @@ pub fn main(a: &RecordArgs) -> Result<bool, Failure> {
     let (g, summary) = record_workload(&a.workload, size, a.seed).map_err(Failure::Fatal)?;
     finegrain_sim::trace::save(&g, &a.out).map_err(|e| Failure::Fatal(e.to_string()))?;
     let bytes = std::fs::metadata(&a.out).map(|m| m.len()).unwrap_or(0);
-    println!("{summary}");
-    println!("wrote {} ({:.1} MB, {:.1} bytes per task)", a.out.display(), bytes as f64 / 1e6, bytes as f64 / g.tasks.len().max(1) as f64);
+    outln!("{summary}");
+    outln!("wrote {} ({:.1} MB, {:.1} bytes per task)", a.out.display(), bytes as f64 / 1e6, bytes as f64 / g.tasks.len().max(1) as f64);
     Ok(true)
 }
 

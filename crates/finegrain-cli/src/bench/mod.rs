@@ -22,7 +22,7 @@ use plan::Plan;
 pub fn main(args: &BenchArgs) -> Result<bool, Failure> {
     let preset = match args.preset.as_deref() {
         Some("help") => {
-            print!("{}", presets::help());
+            out!("{}", presets::help());
             return Ok(true);
         }
         Some(name) => Some(presets::find(name).map_err(Failure::Usage)?),
@@ -74,38 +74,38 @@ pub fn main(args: &BenchArgs) -> Result<bool, Failure> {
     pb.finish_and_clear();
 
     let rows = summary::summarize(&outcome.records);
-    println!("# {}", meta.summary_line());
-    println!("# {}", meta.command_line_text());
-    println!();
-    print!("{}", table::render(&rows));
+    outln!("# {}", meta.summary_line());
+    outln!("# {}", meta.command_line_text());
+    outln!();
+    out!("{}", table::render(&rows));
     if let Some(tasks) = table::render_tasks(&rows) {
-        println!();
-        println!("Tasks (as in ADM, ASPLOS 2010, Table 4): mean = time in tasks / tasks run; median of sampled leaf tasks (finegrain::stats::lengths); cycles = time-stamp-counter ticks");
-        print!("{tasks}");
+        outln!();
+        outln!("Tasks (as in ADM, ASPLOS 2010, Table 4): mean = time in tasks / tasks run; median of sampled leaf tasks (finegrain::stats::lengths); cycles = time-stamp-counter ticks");
+        out!("{tasks}");
     }
     if let Some(p) = preset {
-        println!();
-        print!("{}", (p.report)(&rows));
+        outln!();
+        out!("{}", (p.report)(&rows));
     }
     if outcome.stats_enabled {
-        println!(
+        outln!(
             "(breakdown: every bucket timed at its transitions; enqueue and dequeue sampled: 1 in ~{} operations timed, 1 in ~{} under the central unit; docs/benchmarks.md)",
             finegrain::stats::SAMPLE_PERIOD,
             finegrain::stats::UNIT_SAMPLE_PERIOD
         );
     } else {
-        println!("(finegrain was built without its `stats` feature: no time breakdown)");
+        outln!("(finegrain was built without its `stats` feature: no time breakdown)");
     }
     for u in &outcome.unbalanced {
         eprintln!("finegrain: warning: breakdown does not add up: {u}");
     }
     if plan.ops && outcome.stats_enabled {
-        println!();
-        println!("Per-operation costs (as in ADM, ASPLOS 2010, Table 5), summed over the timed repetitions; cycles = time-stamp-counter ticks");
+        outln!();
+        outln!("Per-operation costs (as in ADM, ASPLOS 2010, Table 5), summed over the timed repetitions; cycles = time-stamp-counter ticks");
         for (_, key, s) in &outcome.ops {
-            println!();
-            println!("{key}");
-            print!("{}", s.ops_table());
+            outln!();
+            outln!("{key}");
+            out!("{}", s.ops_table());
         }
     }
 
@@ -117,9 +117,9 @@ pub fn main(args: &BenchArgs) -> Result<bool, Failure> {
     if plan.plots {
         written.extend(plots::write(&rows, plan.size.name(), &plan.out).map_err(Failure::Fatal)?);
     }
-    println!();
+    outln!();
     for p in &written {
-        println!("wrote {}", p.display());
+        outln!("wrote {}", p.display());
     }
     if !outcome.failures.is_empty() {
         eprintln!();

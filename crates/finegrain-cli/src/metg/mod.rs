@@ -146,10 +146,10 @@ pub fn main(a: &MetgArgs) -> Result<bool, Failure> {
     pb.finish_and_clear();
 
     let curves = analysis::curves(&runs);
-    println!("# {}", meta.summary_line());
-    println!("# {}", meta.command_line_text());
-    println!();
-    print!("{}", render_table(&curves));
+    outln!("# {}", meta.summary_line());
+    outln!("# {}", meta.command_line_text());
+    outln!();
+    out!("{}", render_table(&curves));
 
     let params = files::Parameters {
         patterns: s.patterns.iter().map(|p| p.name()).collect(),
@@ -175,9 +175,9 @@ pub fn main(a: &MetgArgs) -> Result<bool, Failure> {
         let fig = figure(&curves, &s, a);
         written.extend(crate::plot::save(&fig, &a.out, "metg").map_err(Failure::Fatal)?);
     }
-    println!();
+    outln!();
     for p in &written {
-        println!("wrote {}", p.display());
+        outln!("wrote {}", p.display());
     }
     if !failures.is_empty() {
         eprintln!();

@@ -262,9 +262,9 @@ pub fn main(a: &SimArgs) -> Result<bool, Failure> {
         }
     }
     bar.finish_and_clear();
-    println!("{}", managers_table(&rows, &managers));
+    outln!("{}", managers_table(&rows, &managers));
     if !offline.is_empty() {
-        println!("{}", stealing_table(&rows, &stealing));
+        outln!("{}", stealing_table(&rows, &stealing));
     }
     let path = a.out.join("locality.csv");
     std::fs::write(&path, csv(&rows)).map_err(|e| Failure::Fatal(format!("cannot write {}: {e}", path.display())))?;

@@ -25,11 +25,11 @@ pub const DEFAULT_POLICIES: &str = "ws;adm-central;adm-hier;carbon;sw-hier;pdf;s
 
 pub fn main(a: &SimArgs) -> Result<bool, Failure> {
     if a.preset.as_deref() == Some("help") {
-        print!("{}", report::presets_help());
+        out!("{}", report::presets_help());
         return Ok(true);
     }
     if a.synth.as_deref() == Some("help") {
-        print!("{}", source::synth_help());
+        out!("{}", source::synth_help());
         return Ok(true);
     }
     if a.no_cache {
@@ -78,7 +78,7 @@ pub fn main(a: &SimArgs) -> Result<bool, Failure> {
     bar.finish_and_clear();
     let labels: Vec<String> = policies.iter().map(|p| p.0.clone()).collect();
     let rows = report::rows(&results, &labels);
-    println!("{}", report::table(&rows, &src.name(), preset));
+    outln!("{}", report::table(&rows, &src.name(), preset));
     report::write_files(&a.out, &rows, &src.name(), preset, a.no_plots).map_err(Failure::Fatal)?;
     let events: u64 = results.iter().map(|r| r.events).sum();
     let wall: f64 = results.iter().map(|r| r.wall_s).sum();

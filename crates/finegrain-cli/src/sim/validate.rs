@@ -90,7 +90,7 @@ pub fn main(a: &SimArgs, results: &Path) -> Result<bool, Failure> {
         bar.inc(1);
     }
     bar.finish_and_clear();
-    println!("{}", t.render());
+    outln!("{}", t.render());
     if !errors.is_empty() {
         let mut e = errors.clone();
         e.sort_by(f64::total_cmp);
@@ -101,7 +101,7 @@ pub fn main(a: &SimArgs, results: &Path) -> Result<bool, Failure> {
             100.0 * e[e.len() / 2],
             100.0 * e[e.len() - 1]
         );
-        println!("{line}");
+        outln!("{line}");
         md.push_str(&line);
     }
     let path = a.out.join("validation.md");

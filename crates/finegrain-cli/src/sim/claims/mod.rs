@@ -89,7 +89,7 @@ pub fn main(a: &SimArgs) -> Result<bool, Failure> {
         _ => None,
     };
     let md = output::markdown(&rows, &swept.traces);
-    println!("{md}");
+    outln!("{md}");
     let mut cost = format!("{} simulations, {:.1} M events in {wall:.1} s wall", swept.results.len(), swept.events as f64 / 1e6);
     if let Some(c) = cpu {
         cost.push_str(&format!(", {c:.1} s CPU ({:.2} CPU/wall)", c / wall.max(1e-9)));
