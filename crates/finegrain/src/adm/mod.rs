@@ -57,4 +57,7 @@ pub(crate) use messaging::AdmWorker;
 pub(crate) use shared::Shared;
 
 #[cfg(not(loom))]
+mod hosted_managers;
 mod messaging;
+mod reports;
+mod rescue;
