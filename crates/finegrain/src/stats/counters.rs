@@ -2,7 +2,7 @@
 //! only, read by anyone under a sequence lock; with the `stats` feature off,
 //! a zero-sized type whose every method is empty.
 
-use super::report::{OpStats, WorkerStats};
+use super::report::{adjust, OpStats, WorkerStats};
 use super::vocab::{Bucket, Counter, Op, BUCKETS, COUNTERS, OPS};
 use super::{lengths, timer};
 #[cfg(feature = "stats")]
@@ -266,21 +266,4 @@ impl WorkerCounters {
         #[cfg(not(feature = "stats"))]
         WorkerStats::default()
     }
-}
-
-/// The buckets with the sampled queue operations moved out of the buckets
-/// they were spent in (module doc), never more than a bucket holds.
-pub(super) fn adjust(raw: &[u64; BUCKETS], moved: &[[u64; BUCKETS]; 2]) -> [u64; BUCKETS] {
-    let mut time = *raw;
-    for (k, dest) in [Bucket::Enqueue, Bucket::Dequeue].into_iter().enumerate() {
-        for b in 0..BUCKETS {
-            if b == dest as usize {
-                continue;
-            }
-            let m = moved[k][b].min(time[b]);
-            time[b] -= m;
-            time[dest as usize] += m;
-        }
-    }
-    time
 }

@@ -1,7 +1,6 @@
 //! What a pool reports: per-operation, per-worker and pool-wide statistics
 //! ([`OpStats`], [`WorkerStats`], [`Stats`]), read from the live counters.
 
-use super::counters::adjust;
 use super::lengths;
 use super::vocab::{sample_period, Bucket, Op, BUCKETS, OPS};
 use std::fmt::Write as _;
@@ -379,4 +378,21 @@ impl std::fmt::Display for Stats {
         }
         Ok(())
     }
+}
+
+/// The buckets with the sampled queue operations moved out of the buckets
+/// they were spent in (module doc), never more than a bucket holds.
+pub(super) fn adjust(raw: &[u64; BUCKETS], moved: &[[u64; BUCKETS]; 2]) -> [u64; BUCKETS] {
+    let mut time = *raw;
+    for (k, dest) in [Bucket::Enqueue, Bucket::Dequeue].into_iter().enumerate() {
+        for b in 0..BUCKETS {
+            if b == dest as usize {
+                continue;
+            }
+            let m = moved[k][b].min(time[b]);
+            time[b] -= m;
+            time[dest as usize] += m;
+        }
+    }
+    time
 }
