@@ -1,6 +1,6 @@
 //! The manager roles a worker hosts (`manager=worker`, the default): a
 //! message addressed to a manager level is decided by that level's
-//! `ManagerNode` (`policy/adm.rs`) and its actions carried out as messages;
+//! `ManagerNode` (`policy/adm/`) and its actions carried out as messages;
 //! reduction tokens are forwarded up the tree. With `manager=dedicated` the
 //! same decisions run on the manager thread (`manager_thread.rs`).
 

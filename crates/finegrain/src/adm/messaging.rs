@@ -1,6 +1,6 @@
 //! One worker's side of the message protocol: its private queue and frame
 //! marks, its mailbox, its reports to its manager, and the manager roles it
-//! hosts. Every decision comes from `policy/adm.rs`.
+//! hosts. Every decision comes from `policy/adm/`.
 
 use super::frame_marks::FrameMarks;
 use super::interrupt::{self};

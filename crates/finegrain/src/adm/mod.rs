@@ -1,7 +1,7 @@
 //! Private queues and messages: the mechanism of `adm-central` and
 //! `adm-hier` (Sanchez, Yoo, Kozyrakis, "Flexible Architectural Support for
 //! Fine-Grain Scheduling", ASPLOS 2010, section 4.1), carrying the decisions
-//! of `policy/adm.rs` out through mailboxes. The numbered protocol is in
+//! of `policy/adm/` out through mailboxes. The numbered protocol is in
 //! `README.md` next to this file.
 //!
 //! | file | what |
