@@ -58,6 +58,9 @@ pub(crate) use shared::Shared;
 
 #[cfg(not(loom))]
 mod hosted_managers;
+#[cfg(not(loom))]
 mod messaging;
+#[cfg(not(loom))]
 mod reports;
+#[cfg(not(loom))]
 mod rescue;
