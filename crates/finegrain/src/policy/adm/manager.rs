@@ -69,7 +69,7 @@ pub struct ManagerNode {
     is_root: bool,
     /// Largest burst one victim sends.
     burst: usize,
-    /// Underflow threshold ([`Adm::underflow`]); workers only.
+    /// Underflow threshold ([`super::Adm::underflow`]); workers only.
     underflow: usize,
     reported: Option<(usize, bool, bool)>,
     unblocked: bool,
@@ -101,7 +101,7 @@ impl ManagerNode {
         }
     }
 
-    /// This manager with underflow threshold `u` ([`Adm::underflow`]).
+    /// This manager with underflow threshold `u` ([`super::Adm::underflow`]).
     pub fn with_underflow(mut self, u: usize) -> ManagerNode {
         self.underflow = u;
         self
