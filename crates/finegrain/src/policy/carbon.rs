@@ -155,17 +155,17 @@ const OPTIONS: &[OptionInfo] = &[
     },
     OptionInfo {
         name: "prefetch-steal",
-        values: "yes, no",
+        values: "yes | no",
         default: "yes",
         help: "may idle workers take a buffered task (no: as the hardware, which can leave it stranded behind a blocked owner)",
     },
     OptionInfo {
         name: "loops",
-        values: "descriptor, split",
+        values: "descriptor | split",
         default: "descriptor",
         help: "loops as one TQ_ENQUEUE_LOOP descriptor the unit expands lazily, or split lazily in halves",
     },
-    OptionInfo { name: "grain", values: "auto, 1..", default: "auto", help: "TQ_ENQUEUE_LOOP's S: iterations per loop task (auto: see loop-tasks)" },
+    OptionInfo { name: "grain", values: "auto | 1..", default: "auto", help: "TQ_ENQUEUE_LOOP's S: iterations per loop task (auto: see loop-tasks)" },
     OptionInfo { name: "loop-tasks", values: "1..=4096", default: "8", help: "with grain=auto: loop tasks per worker" },
     OptionInfo { name: "spin", values: "0..=100000", default: "64", help: "idle rounds before yielding, then parking" },
 ];

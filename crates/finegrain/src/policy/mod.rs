@@ -223,7 +223,7 @@ impl Policy {
                 let manager = if a.dedicated_manager { "dedicated" } else { "worker" };
                 let bound = a.notify.bound_us().map(|b| format!(",bound={b}")).unwrap_or_default();
                 format!(
-                    "{}:{}order={},burst={},spin={},manager={},notify={}{}",
+                    "{}:{}order={},burst={},spin={},manager={},notify={}{},handoff={},underflow={}",
                     self.name,
                     radix,
                     order,
@@ -231,7 +231,9 @@ impl Policy {
                     spin,
                     manager,
                     a.notify.name(),
-                    bound
+                    bound,
+                    a.handoff.name(),
+                    a.underflow
                 )
             }
             PolicyKind::Unit(u) => {
@@ -247,7 +249,8 @@ impl Policy {
                         c.loop_tasks
                     ),
                     UnitPolicy::SwHier(s) => {
-                        format!("private={},order={},share={},", s.private, s.order.name(), if s.share { "idle" } else { "full" })
+                        let bound = s.bound_us.map_or("off".to_string(), |b| b.to_string());
+                        format!("private={},order={},share={},bound={},", s.private, s.order.name(), if s.share { "idle" } else { "full" }, bound)
                     }
                     UnitPolicy::Pdf => String::new(),
                 };
@@ -367,6 +370,49 @@ mod tests {
         let e = Policy::parse("ws:space-steal=greedy").unwrap_err().to_string();
         assert!(e.contains("greedy") && e.contains("recursive"), "{e}");
         assert!(Policy::parse("carbon:deque=0").is_err());
+    }
+
+    /// A value of option `o` other than its default, from its declared values
+    /// (alternatives "a | b", ranges "lo..=hi" and "1..", placeholders "<k>").
+    fn non_default(o: &OptionInfo) -> String {
+        let d = o.default;
+        for alt in o.values.split('|').map(str::trim) {
+            if let Some((lo, hi)) = alt.split_once("..=") {
+                let (lo, hi): (u64, u64) = (lo.parse().unwrap(), hi.parse().unwrap());
+                return (if d == lo.to_string() { (lo + 1).min(hi) } else { lo }).to_string();
+            }
+            if let Some(lo) = alt.strip_suffix("..") {
+                let lo: u64 = lo.parse().unwrap();
+                return (if d == (lo + 3).to_string() { lo + 4 } else { lo + 3 }).to_string();
+            }
+            if alt != d && !alt.starts_with('<') {
+                return alt.to_string();
+            }
+        }
+        panic!("option {} declares no value but its default: {:?}", o.name, o.values)
+    }
+
+    /// Every option every registered policy declares, set to a value other
+    /// than its default, changes the policy and survives the canonical
+    /// string: so two specs that differ in any option are two configurations
+    /// (`finegrain bench --policies 'adm-hier;adm-hier:handoff=manager'`) and
+    /// a label never hides an option.
+    #[test]
+    fn every_declared_option_is_carried_by_the_canonical_spec() {
+        let mut checked = 0;
+        for info in policies() {
+            let default = Policy::parse(info.name).unwrap();
+            for o in info.options.iter().chain(COMMON_OPTIONS) {
+                let spec = format!("{}:{}={}", info.name, o.name, non_default(o));
+                let p = Policy::parse(&spec).unwrap_or_else(|e| panic!("{spec}: {e}"));
+                assert_ne!(p, default, "{spec} changes nothing");
+                let c = p.canonical();
+                assert_ne!(c, default.canonical(), "{spec}: the canonical spec drops {}", o.name);
+                assert_eq!(Policy::parse(&c).unwrap(), p, "{spec} -> {c}");
+                checked += 1;
+            }
+        }
+        assert!(checked >= 30, "only {checked} options checked");
     }
 
     #[test]

@@ -77,6 +77,17 @@ pub enum Handoff {
     Manager,
 }
 
+impl Handoff {
+    /// The option value that selects it (`handoff=`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Handoff::Idle => "idle",
+            Handoff::Sleeper => "sleeper",
+            Handoff::Manager => "manager",
+        }
+    }
+}
+
 /// Most workers a hand-off looks at ([`handoff_candidates`]).
 pub const HANDOFF_PROBES: usize = 8;
 
