@@ -37,7 +37,7 @@
 //! This file holds the decisions; `unit/` carries them out.
 
 use super::locality::steal::Stealing;
-use super::{Idle, OptionInfo, Order, Policy, PolicyInfo, PolicyKind, Registration, Spec, UnitPolicy};
+use super::{Idle, OptionInfo, Order, Policy, PolicyInfo, PolicyKind, Registration, Spec, UnitPolicy, SPIN};
 use crate::error::Error;
 
 /// Carbon's parameters.
@@ -167,7 +167,7 @@ const OPTIONS: &[OptionInfo] = &[
     },
     OptionInfo { name: "grain", values: "auto | 1..", default: "auto", help: "TQ_ENQUEUE_LOOP's S: iterations per loop task (auto: see loop-tasks)" },
     OptionInfo { name: "loop-tasks", values: "1..=4096", default: "8", help: "with grain=auto: loop tasks per worker" },
-    OptionInfo { name: "spin", values: "0..=100000", default: "64", help: "idle rounds before yielding, then parking" },
+    SPIN,
 ];
 
 pub(crate) static REGISTRATION: Registration = Registration {
@@ -178,7 +178,28 @@ pub(crate) static REGISTRATION: Registration = Registration {
         options: OPTIONS,
     },
     build,
+    value,
 };
+
+fn value(p: &Policy, option: &str) -> Option<String> {
+    let PolicyKind::Unit(UnitPolicy::Carbon(c)) = p.kind else { return None };
+    Some(match option {
+        "deque" => c.deque.to_string(),
+        "prefetch" => c.prefetch.to_string(),
+        "limit" => c.limit.to_string(),
+        "prefetch-steal" => (if c.prefetch_steal { "yes" } else { "no" }).to_string(),
+        "loops" => (if c.loop_descriptor { "descriptor" } else { "split" }).to_string(),
+        "grain" => {
+            if c.grain == 0 {
+                "auto".to_string()
+            } else {
+                c.grain.to_string()
+            }
+        }
+        "loop-tasks" => c.loop_tasks.to_string(),
+        _ => return p.common_value(option),
+    })
+}
 
 fn build(spec: &mut Spec<'_>) -> Result<Policy, Error> {
     let deque = spec.int("deque", 1, 65536, 32)?;

@@ -18,7 +18,7 @@
 //! (`finegrain-sim`, `engine/fixed.rs`) both carry them out.
 
 use super::locality::steal::Stealing;
-use super::{Idle, OptionInfo, Order, Policy, PolicyInfo, PolicyKind, Registration, Spec};
+use super::{Idle, OptionInfo, Order, Policy, PolicyInfo, PolicyKind, Registration, Spec, SPIN};
 use crate::error::Error;
 use std::ops::Range;
 
@@ -57,7 +57,7 @@ pub fn spawn_worker(from_root: bool, me: usize, dealt: usize, workers: usize) ->
     }
 }
 
-const OPTIONS: &[OptionInfo] = &[OptionInfo { name: "spin", values: "0..=100000", default: "64", help: "idle rounds before yielding, then parking" }];
+const OPTIONS: &[OptionInfo] = &[SPIN];
 
 pub(crate) static REGISTRATION: Registration = Registration {
     info: PolicyInfo {
@@ -67,6 +67,7 @@ pub(crate) static REGISTRATION: Registration = Registration {
         options: OPTIONS,
     },
     build,
+    value: |p, option| p.common_value(option),
 };
 
 fn build(spec: &mut Spec<'_>) -> Result<Policy, Error> {

@@ -178,11 +178,16 @@ impl Policy {
     /// assert!(finegrain::Policy::parse("ws:victim=psychic").is_err());
     /// ```
     pub fn parse(text: &str) -> Result<Policy, Error> {
+        Policy::parse_in(REGISTERED, text)
+    }
+
+    /// [`Policy::parse`] against the policies of `registered`.
+    fn parse_in(registered: &[&Registration], text: &str) -> Result<Policy, Error> {
         let spec = Spec::parse(text)?;
-        let reg = REGISTERED
+        let reg = registered
             .iter()
             .find(|r| r.info.name == spec.name)
-            .ok_or_else(|| Error::UnknownPolicy { given: spec.name.to_string(), valid: REGISTERED.iter().map(|r| r.info.name).collect() })?;
+            .ok_or_else(|| Error::UnknownPolicy { given: spec.name.to_string(), valid: registered.iter().map(|r| r.info.name).collect() })?;
         let opts: Vec<&'static str> = reg.info.options.iter().chain(COMMON_OPTIONS).map(|o| o.name).collect();
         let mut spec = spec.for_policy(reg.info.name);
         let mut policy = (reg.build)(&mut spec)?;
@@ -194,69 +199,42 @@ impl Policy {
     }
 
     /// The spec with every option spelled out, as recorded in reports (the
-    /// common `space-steal` only where it is not the default).
+    /// common `space-steal` only where it is not the default): the policy's
+    /// name and each option its registration declares, in the order it
+    /// declares them, with the value this policy has. So a spec and its
+    /// canonical form parse to the same policy, and two policies that differ
+    /// in any option have different canonical forms (`policy::tests`).
     pub fn canonical(&self) -> String {
-        let mut s = self.canonical_own();
+        self.canonical_in(REGISTERED)
+    }
+
+    /// [`Policy::canonical`] against the policies of `registered`.
+    fn canonical_in(&self, registered: &[&Registration]) -> String {
+        let mut s = self.name.to_string();
+        if let Some(reg) = registered.iter().find(|r| r.info.name == self.name) {
+            let opts: Vec<String> = reg.info.options.iter().filter_map(|o| (reg.value)(self, o.name).map(|v| format!("{}={v}", o.name))).collect();
+            if !opts.is_empty() {
+                s.push(':');
+                s.push_str(&opts.join(","));
+            }
+        }
         if self.space_steal != locality::steal::Stealing::Baseline {
-            s.push_str(&format!(",space-steal={}", self.space_steal.name()));
+            s.push(if s.contains(':') { ',' } else { ':' });
+            s.push_str(&format!("space-steal={}", self.space_steal.name()));
         }
         s
     }
 
-    fn canonical_own(&self) -> String {
-        let order = match self.order {
-            Order::Lifo => "lifo",
-            Order::Fifo => "fifo",
-        };
-        let spin = self.idle.spin_rounds;
-        match self.kind {
-            PolicyKind::Ws(w) => {
-                let steal = match w.steal {
-                    StealAmount::One => "one".to_string(),
-                    StealAmount::Half => "half".to_string(),
-                    StealAmount::UpTo(k) => k.to_string(),
-                };
-                format!("{}:victim={},steal={},order={},radix={},spin={}", self.name, w.victim.name(), steal, order, w.radix, spin)
-            }
-            PolicyKind::Adm(a) => {
-                let radix = if a.radix > 0 { format!("radix={},", a.radix) } else { String::new() };
-                let manager = if a.dedicated_manager { "dedicated" } else { "worker" };
-                let bound = a.notify.bound_us().map(|b| format!(",bound={b}")).unwrap_or_default();
-                format!(
-                    "{}:{}order={},burst={},spin={},manager={},notify={}{},handoff={},underflow={}",
-                    self.name,
-                    radix,
-                    order,
-                    a.burst,
-                    spin,
-                    manager,
-                    a.notify.name(),
-                    bound,
-                    a.handoff.name(),
-                    a.underflow
-                )
-            }
-            PolicyKind::Unit(u) => {
-                let opts = match u {
-                    UnitPolicy::Carbon(c) => format!(
-                        "deque={},prefetch={},limit={},prefetch-steal={},loops={},grain={},loop-tasks={},",
-                        c.deque,
-                        c.prefetch,
-                        c.limit,
-                        if c.prefetch_steal { "yes" } else { "no" },
-                        if c.loop_descriptor { "descriptor" } else { "split" },
-                        if c.grain == 0 { "auto".to_string() } else { c.grain.to_string() },
-                        c.loop_tasks
-                    ),
-                    UnitPolicy::SwHier(s) => {
-                        let bound = s.bound_us.map_or("off".to_string(), |b| b.to_string());
-                        format!("private={},order={},share={},bound={},", s.private, s.order.name(), if s.share { "idle" } else { "full" }, bound)
-                    }
-                    UnitPolicy::Pdf => String::new(),
-                };
-                format!("{}:{}spin={}", self.name, opts, spin)
-            }
-            PolicyKind::Fixed => format!("{}:spin={}", self.name, spin),
+    /// The value of an option every policy with a worker-owned order or an
+    /// idle budget reads the same way (`order`, `spin`); `None` for others.
+    pub(crate) fn common_value(&self, option: &str) -> Option<String> {
+        match option {
+            "spin" => Some(self.idle.spin_rounds.to_string()),
+            "order" => Some(match self.order {
+                Order::Lifo => "lifo".to_string(),
+                Order::Fifo => "fifo".to_string(),
+            }),
+            _ => None,
         }
     }
 
@@ -307,6 +285,14 @@ pub struct OptionInfo {
     pub help: &'static str,
 }
 
+/// `spin`, declared once for every policy that takes it.
+pub(crate) const SPIN: OptionInfo =
+    OptionInfo { name: "spin", values: "0..=100000", default: "64", help: "failed search rounds before an idle worker yields, then parks" };
+
+/// `order` of a worker's own tasks, declared once for every policy that takes it.
+pub(crate) const ORDER: OptionInfo =
+    OptionInfo { name: "order", values: "lifo | fifo", default: "lifo", help: "order in which a worker runs its own tasks" };
+
 /// Options every policy takes, beside its own ([`PolicyInfo::options`]).
 pub static COMMON_OPTIONS: &[OptionInfo] = &[OptionInfo {
     name: "space-steal",
@@ -319,6 +305,9 @@ pub static COMMON_OPTIONS: &[OptionInfo] = &[OptionInfo {
 pub(crate) struct Registration {
     pub(crate) info: PolicyInfo,
     pub(crate) build: fn(&mut Spec<'_>) -> Result<Policy, Error>,
+    /// The value `build` read for each of `info.options`, as a spec writes it
+    /// (`Policy::canonical`); `None` for an option it does not know.
+    pub(crate) value: fn(&Policy, &str) -> Option<String>,
 }
 
 /// Every policy the runtime knows. Adding one: a new file and a line here.
@@ -335,9 +324,31 @@ pub fn policies() -> impl Iterator<Item = &'static PolicyInfo> {
     REGISTERED.iter().map(|r| &r.info)
 }
 
+/// The example of `docs/policies.md`, "Adding a policy", compiled and tested.
+#[cfg(test)]
+mod ring_example;
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The "Adding a policy" example of `docs/policies.md` is this crate's
+    /// `policy/ring_example.rs`, word for word, and it builds a policy
+    /// whose spec parses and round-trips through its canonical form.
+    #[test]
+    fn the_adding_a_policy_example_is_compiled_and_works() {
+        let code = include_str!("ring_example.rs");
+        let doc = include_str!("../../../../docs/policies.md");
+        assert!(doc.contains(code), "docs/policies.md, \"Adding a policy\", no longer shows policy/ring_example.rs as it is");
+        let registered: &[&Registration] = &[&ring_example::REGISTRATION];
+        let p = Policy::parse_in(registered, "ring:spin=3").unwrap();
+        assert!(matches!(p.kind, PolicyKind::Ws(Ws { victim: VictimKind::RoundRobin, steal: StealAmount::One, .. })));
+        assert_eq!(p.idle.spin_rounds, 3);
+        assert_eq!(p.canonical_in(registered), "ring:spin=3");
+        assert_eq!(Policy::parse_in(registered, &p.canonical_in(registered)).unwrap(), p);
+        assert_eq!(Policy::parse_in(registered, "ring").unwrap().canonical_in(registered), "ring:spin=64");
+        assert!(Policy::parse_in(registered, "ring:victim=nearest").is_err());
+    }
 
     #[test]
     fn defaults_and_options() {

@@ -42,7 +42,7 @@
 //! carries them out and the simulator calls the same functions.
 
 use super::locality::steal::Stealing;
-use super::{Idle, OptionInfo, Order, Policy, PolicyInfo, PolicyKind, Registration, Spec, UnitPolicy};
+use super::{Idle, OptionInfo, Order, Policy, PolicyInfo, PolicyKind, Registration, Spec, UnitPolicy, SPIN};
 use crate::error::Error;
 use std::cmp::Ordering;
 use std::sync::Arc;
@@ -201,7 +201,7 @@ impl SerialPath {
     }
 }
 
-const OPTIONS: &[OptionInfo] = &[OptionInfo { name: "spin", values: "0..=100000", default: "64", help: "idle rounds before yielding, then parking" }];
+const OPTIONS: &[OptionInfo] = &[SPIN];
 
 pub(crate) static REGISTRATION: Registration = Registration {
     info: PolicyInfo {
@@ -211,6 +211,7 @@ pub(crate) static REGISTRATION: Registration = Registration {
         options: OPTIONS,
     },
     build,
+    value: |p, option| p.common_value(option),
 };
 
 fn build(spec: &mut Spec<'_>) -> Result<Policy, Error> {

@@ -19,7 +19,7 @@
 
 use super::locality::steal::Stealing;
 use super::unit::GlobalOrder;
-use super::{Idle, OptionInfo, Order, Policy, PolicyInfo, PolicyKind, Registration, Spec, UnitPolicy};
+use super::{Idle, OptionInfo, Order, Policy, PolicyInfo, PolicyKind, Registration, Spec, UnitPolicy, SPIN};
 use crate::error::Error;
 
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -92,7 +92,7 @@ const OPTIONS: &[OptionInfo] = &[
         default: "fifo",
         help: "order of the global queue (priority: highest first, FIFO among equals)",
     },
-    OptionInfo { name: "spin", values: "0..=100000", default: "64", help: "idle rounds before yielding, then parking" },
+    SPIN,
     OptionInfo {
         name: "share",
         values: "idle | full",
@@ -115,7 +115,20 @@ pub(crate) static REGISTRATION: Registration = Registration {
         options: OPTIONS,
     },
     build,
+    value,
 };
+
+fn value(p: &Policy, option: &str) -> Option<String> {
+    let PolicyKind::Unit(UnitPolicy::SwHier(s)) = p.kind else { return None };
+    Some(match option {
+        "private" => s.private.to_string(),
+        // The global queue's order, not the worker-owned `order` of `common_value`.
+        "order" => s.order.name().to_string(),
+        "share" => (if s.share { "idle" } else { "full" }).to_string(),
+        "bound" => s.bound_us.map_or("off".to_string(), |b| b.to_string()),
+        _ => return p.common_value(option),
+    })
+}
 
 fn build(spec: &mut Spec<'_>) -> Result<Policy, Error> {
     let private = spec.int("private", 1, 65536, 8)?;

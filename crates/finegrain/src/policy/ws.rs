@@ -8,7 +8,7 @@
 //! which does better on machines whose topology sysfs does not describe.
 
 use super::locality::steal::Stealing;
-use super::{Idle, OptionInfo, Order, Policy, PolicyInfo, PolicyKind, Registration, Spec, StealAmount, VictimKind};
+use super::{Idle, OptionInfo, Order, Policy, PolicyInfo, PolicyKind, Registration, Spec, StealAmount, VictimKind, ORDER, SPIN};
 use crate::error::Error;
 
 /// Work stealing's parameters.
@@ -30,9 +30,9 @@ const OPTIONS: &[OptionInfo] = &[
         help: "which worker a thief tries first (nearest: by hardware distance from sysfs; hier: own group of `radix` first)",
     },
     OptionInfo { name: "steal", values: "one | half | <k>", default: "half", help: "how many tasks one steal takes" },
-    OptionInfo { name: "order", values: "lifo | fifo", default: "lifo", help: "order in which a worker runs its own tasks" },
+    ORDER,
     OptionInfo { name: "radix", values: "2..=1024", default: "8", help: "group size of the hier victim order" },
-    OptionInfo { name: "spin", values: "0..=100000", default: "64", help: "failed steal rounds before an idle worker yields, then parks" },
+    SPIN,
 ];
 
 pub(crate) static REGISTRATION: Registration = Registration {
@@ -43,7 +43,22 @@ pub(crate) static REGISTRATION: Registration = Registration {
         options: OPTIONS,
     },
     build,
+    value,
 };
+
+fn value(p: &Policy, option: &str) -> Option<String> {
+    let PolicyKind::Ws(w) = p.kind else { return None };
+    Some(match option {
+        "victim" => w.victim.name().to_string(),
+        "steal" => match w.steal {
+            StealAmount::One => "one".to_string(),
+            StealAmount::Half => "half".to_string(),
+            StealAmount::UpTo(k) => k.to_string(),
+        },
+        "radix" => w.radix.to_string(),
+        _ => return p.common_value(option),
+    })
+}
 
 fn build(spec: &mut Spec<'_>) -> Result<Policy, Error> {
     let victim = VictimKind::from_name(spec.choice("victim", &VictimKind::NAMES, "random")?).expect("checked by choice");

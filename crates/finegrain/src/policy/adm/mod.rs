@@ -28,7 +28,7 @@
 
 use super::locality::steal::Stealing;
 use super::notify::{Notify, DEFAULT_BOUND_US};
-use super::{Idle, OptionInfo, Order, Policy, PolicyInfo, PolicyKind, Registration, Spec};
+use super::{Idle, OptionInfo, Order, Policy, PolicyInfo, PolicyKind, Registration, Spec, ORDER, SPIN};
 use crate::error::Error;
 use std::ops::Range;
 
@@ -319,9 +319,9 @@ pub use manager::*;
 
 const OPTIONS: &[OptionInfo] = &[
     OptionInfo { name: "radix", values: "2..=1024", default: "8", help: "manager tree radix (adm-hier only)" },
-    OptionInfo { name: "order", values: "lifo | fifo", default: "lifo", help: "order in which a worker runs its own tasks" },
+    ORDER,
     OptionInfo { name: "burst", values: "1..=1024", default: "8", help: "most tasks a victim sends per steal (half the 16-message receive buffer)" },
-    OptionInfo { name: "spin", values: "0..=100000", default: "64", help: "idle rounds before yielding, then parking" },
+    SPIN,
     OptionInfo {
         name: "manager",
         values: "worker | dedicated",
@@ -385,7 +385,24 @@ fn build(spec: &mut Spec<'_>, hier: bool) -> Result<Policy, Error> {
     })
 }
 
-const ADM_CENTRAL_OPTIONS: &[OptionInfo] = &[OPTIONS[1], OPTIONS[2], OPTIONS[3], OPTIONS[4], OPTIONS[5], OPTIONS[6]];
+/// Every option but `radix`.
+const ADM_CENTRAL_OPTIONS: &[OptionInfo] = &[OPTIONS[1], OPTIONS[2], OPTIONS[3], OPTIONS[4], OPTIONS[5], OPTIONS[6], OPTIONS[7], OPTIONS[8]];
+const _: () = assert!(OPTIONS.len() == 9);
+
+fn value(p: &Policy, option: &str) -> Option<String> {
+    let PolicyKind::Adm(a) = p.kind else { return None };
+    Some(match option {
+        "radix" => a.radix.to_string(),
+        "burst" => a.burst.to_string(),
+        "manager" => (if a.dedicated_manager { "dedicated" } else { "worker" }).to_string(),
+        "notify" => a.notify.name().to_string(),
+        // Read only under `notify=interrupt`; the default stands for it otherwise.
+        "bound" => a.notify.bound_us().unwrap_or(DEFAULT_BOUND_US).to_string(),
+        "handoff" => a.handoff.name().to_string(),
+        "underflow" => a.underflow.to_string(),
+        _ => return p.common_value(option),
+    })
+}
 
 pub(crate) static ADM_CENTRAL: Registration = Registration {
     info: PolicyInfo {
@@ -395,6 +412,7 @@ pub(crate) static ADM_CENTRAL: Registration = Registration {
         options: ADM_CENTRAL_OPTIONS,
     },
     build: |s| build(s, false),
+    value,
 };
 
 pub(crate) static ADM_HIER: Registration = Registration {
@@ -405,6 +423,7 @@ pub(crate) static ADM_HIER: Registration = Registration {
         options: OPTIONS,
     },
     build: |s| build(s, true),
+    value,
 };
 
 #[cfg(test)]
