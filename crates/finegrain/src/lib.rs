@@ -70,6 +70,7 @@ pub mod rng;
 pub mod taskgraph;
 #[cfg(not(loom))]
 pub mod topology;
+pub mod vocab;
 
 #[cfg(not(loom))]
 pub use crate::{

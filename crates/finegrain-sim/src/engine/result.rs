@@ -2,47 +2,9 @@
 
 use crate::machine::MemStats;
 
-/// Where a simulated worker's time goes: the runtime's buckets
-/// (`finegrain::Stats`), so that simulated and measured breakdowns read alike.
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
-#[repr(usize)]
-pub enum Bucket {
-    /// Running task code: its work and its memory accesses.
-    Task = 0,
-    /// Putting tasks in queues (or sending them to the task unit).
-    Enqueue = 1,
-    /// Taking its own tasks back.
-    Dequeue = 2,
-    /// Looking for work in a round that found some.
-    StealOk = 3,
-    /// Looking for work in rounds that found none (and, under ADM, waiting
-    /// for the answer to a starving report).
-    StealFail = 4,
-    /// Parked with nothing to do.
-    Starved = 5,
-    /// Handling scheduler messages, as a worker.
-    HandlerWorker = 6,
-    /// Handling scheduler messages, as a manager.
-    HandlerManager = 7,
-}
-
-pub const BUCKETS: usize = 8;
-
-impl Bucket {
-    pub const ALL: [Bucket; BUCKETS] = [
-        Bucket::Task,
-        Bucket::Enqueue,
-        Bucket::Dequeue,
-        Bucket::StealOk,
-        Bucket::StealFail,
-        Bucket::Starved,
-        Bucket::HandlerWorker,
-        Bucket::HandlerManager,
-    ];
-    pub fn name(self) -> &'static str {
-        ["task", "enqueue", "dequeue", "steal_ok", "steal_fail", "starved", "handler_worker", "handler_manager"][self as usize]
-    }
-}
+/// Where a simulated worker's time goes: the runtime's own buckets
+/// (`finegrain::vocab`), so that simulated and measured breakdowns read alike.
+pub use finegrain::vocab::{Bucket, BUCKETS};
 
 /// Scheduler operations whose cost the simulator measures (the counterpart
 /// of ASPLOS 2010's Table 5: cycles per enqueue, dequeue, manager update,

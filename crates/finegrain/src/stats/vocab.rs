@@ -3,45 +3,7 @@
 //! events counted ([`Counter`]), and how often queue operations are sampled.
 
 
-/// Where a worker's time goes.
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
-#[repr(usize)]
-pub enum Bucket {
-    /// Running task code.
-    Task = 0,
-    /// Pushing tasks (sampled: one push in about [`sample_period`] is timed).
-    Enqueue = 1,
-    /// Popping its own tasks (sampled as pushes are).
-    Dequeue = 2,
-    /// Looking for work in a round that found some.
-    StealOk = 3,
-    /// Looking for work in rounds that found none.
-    StealFail = 4,
-    /// Idle with nothing to do: spinning or yielding between searches, or parked.
-    Starved = 5,
-    /// Handling scheduler messages, as a worker.
-    HandlerWorker = 6,
-    /// Handling scheduler messages, as a manager.
-    HandlerManager = 7,
-}
-
-pub(crate) const BUCKETS: usize = 8;
-
-impl Bucket {
-    pub const ALL: [Bucket; BUCKETS] = [
-        Bucket::Task,
-        Bucket::Enqueue,
-        Bucket::Dequeue,
-        Bucket::StealOk,
-        Bucket::StealFail,
-        Bucket::Starved,
-        Bucket::HandlerWorker,
-        Bucket::HandlerManager,
-    ];
-    pub fn name(self) -> &'static str {
-        ["task", "enqueue", "dequeue", "steal_ok", "steal_fail", "starved", "handler_worker", "handler_manager"][self as usize]
-    }
-}
+pub use crate::vocab::{Bucket, BUCKETS};
 
 /// A scheduler operation, after the ADM paper's Table 5 (Sanchez, Yoo,
 /// Kozyrakis, ASPLOS 2010, section 6.2), mapped onto what each mechanism
