@@ -67,6 +67,16 @@ pub const POLICIES: &[&str] = &[
     "pdf",
     "static",
     "ws:space-steal=recursive",
+    // The options the lines above leave at their defaults (checked by
+    // `tests::every_declared_option_value_is_run`): idle workers that park at
+    // once, the other task-space stealing schemes, and the remaining values.
+    "ws:spin=0,space-steal=nearest",
+    "adm-central:spin=0,space-steal=pattern",
+    "adm-hier:order=fifo,burst=1,bound=1000,spin=0",
+    "carbon:loop-tasks=1,spin=0",
+    "sw-hier:bound=1000,spin=0",
+    "pdf:spin=0",
+    "static:spin=0",
 ];
 
 /// Whether tasks of `spec` may wait on other tasks: not under `static`
@@ -604,5 +614,54 @@ fn summary(configs: &[Config], opts: &Opts, t_start: Instant) -> i32 {
         1
     } else {
         0
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::POLICIES;
+
+    /// The option `name=value` pairs a spec sets.
+    fn pairs(spec: &str) -> Vec<(String, String)> {
+        let opts = spec.split_once(':').map_or("", |(_, o)| o);
+        opts.split(',').filter_map(|kv| kv.split_once('=')).map(|(k, v)| (k.trim().to_string(), v.trim().to_string())).collect()
+    }
+
+    /// Every value every registered policy declares for a choice option
+    /// ("a | b | c"), and a value other than the default for every numeric
+    /// one, is set by some spec of that policy in [`POLICIES`] (a default is
+    /// run by the plain spec), and every value of the options common to all
+    /// policies by some spec: so a new option or value cannot escape the
+    /// harness unnoticed.
+    #[test]
+    fn every_declared_option_value_is_run() {
+        let mut missing = Vec::new();
+        for info in finegrain::policies() {
+            let specs: Vec<&str> = POLICIES.iter().copied().filter(|s| s.split(':').next() == Some(info.name)).collect();
+            assert!(specs.contains(&info.name), "{} is not run with its defaults", info.name);
+            let set: Vec<(String, String)> = specs.iter().flat_map(|s| pairs(s)).collect();
+            for o in info.options {
+                let values: Vec<&str> = o.values.split('|').map(str::trim).collect();
+                let numeric = values.iter().any(|v| v.contains("..") || v.starts_with('<'));
+                for v in values.iter().filter(|v| !v.contains("..") && !v.starts_with('<') && **v != o.default) {
+                    if !set.iter().any(|(k, x)| k == o.name && x == v) {
+                        missing.push(format!("{}:{}={v}", info.name, o.name));
+                    }
+                }
+                if numeric && !set.iter().any(|(k, x)| k == o.name && x != o.default && x.parse::<u64>().is_ok()) {
+                    missing.push(format!("{}:{}=<a number other than {}>", info.name, o.name, o.default));
+                }
+            }
+        }
+        // The options common to every policy: each value under some policy.
+        let all: Vec<(String, String)> = POLICIES.iter().flat_map(|s| pairs(s)).collect();
+        for o in finegrain::policy::COMMON_OPTIONS {
+            for v in o.values.split('|').map(str::trim).filter(|v| *v != o.default) {
+                if !all.iter().any(|(k, x)| k == o.name && x == v) {
+                    missing.push(format!("{}={v}", o.name));
+                }
+            }
+        }
+        assert!(missing.is_empty(), "option values no spec of POLICIES runs: {missing:?}");
     }
 }
