@@ -9,7 +9,11 @@
 //! Each call runs several loops in one `install`, as the spmv and cg workloads
 //! do. Only whether each worker ran some chunk is checked, not how fast: a
 //! worker the OS keeps off the CPU for a whole call only costs that call, so
-//! the test asks for most calls, not all, to use every worker.
+//! the test asks only that some call of the second half use every worker
+//! (the bug never let one do so again). Most calls do on a quiet machine;
+//! beside two busy loops on the 2-vCPU VM, `pdf` used both workers in 7 of
+//! 20 calls, `carbon` in 10 and `ws` in 11, which the earlier bound (half
+//! the calls) failed.
 
 use finegrain::Pool;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -34,12 +38,12 @@ fn work(v: &[f64]) -> f64 {
 #[test]
 fn repeated_loops_use_every_worker() {
     let v: Vec<f64> = (0..200_000).map(|i| (i % 13) as f64).collect();
-    let calls = 20;
+    let calls = 40;
     for &spec in POLICIES {
         for threads in [2] {
             let pool = Pool::new(threads, spec).unwrap();
-            let mut full = 0;
-            for _ in 0..calls {
+            let (mut full, mut late) = (0, 0);
+            for call in 0..calls {
                 let seen = AtomicU64::new(0);
                 let total = AtomicU64::new(0);
                 pool.install(|| {
@@ -54,10 +58,11 @@ fn repeated_loops_use_every_worker() {
                 assert!(total.into_inner() > 0);
                 if seen.into_inner() == (1 << threads) - 1 {
                     full += 1;
+                    late += usize::from(call >= calls / 2);
                 }
             }
-            eprintln!("{spec} x{threads}: {full} of {calls} calls used every worker");
-            assert!(full * 2 >= calls, "{spec} with {threads} workers: only {full} of {calls} calls used every worker");
+            eprintln!("{spec} x{threads}: {full} of {calls} calls used every worker, {late} of the last {}", calls / 2);
+            assert!(late >= 1, "{spec} with {threads} workers: no call of the last {} used every worker ({full} of {calls} in all)", calls / 2);
         }
     }
 }
