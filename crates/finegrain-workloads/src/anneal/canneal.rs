@@ -34,12 +34,22 @@ pub const TOLERANCE: f64 = 0.05;
 pub struct Canneal;
 pub struct CannealBatch;
 
-/// Grid side and temperature steps per size (Table 4: 100 phases).
-fn dimensions(size: Size) -> (usize, usize) {
+/// Grid side, temperature steps and elements per move of a step, per size
+/// (Table 4: 100 phases of about 4,300 iterations).
+///
+/// `paper` makes eight times the moves per step in 12 steps: about the
+/// work of `full`, with 16,384 tasks per phase, so that a phase's
+/// parallelism is over ten times 256 threads (at 2,048 tasks per phase it
+/// was about 680, at 8,192 about 2,700; docs/simulation.md, "Traces of the
+/// parallel region").
+/// The number of phases does not change a phase's parallelism, and the
+/// phases are what the claims simulate.
+fn dimensions(size: Size) -> (usize, usize, usize) {
     match size {
-        Size::Test => (32, 20),
-        Size::Small => (256, 60),
-        Size::Full | Size::Paper => (512, 100),
+        Size::Test => (32, 20, 16),
+        Size::Small => (256, 60, 16),
+        Size::Full => (512, 100, 16),
+        Size::Paper => (512, 12, 2),
     }
 }
 
@@ -57,13 +67,13 @@ impl Workload for Canneal {
         "loop"
     }
     fn prepare(&self, size: Size, seed: u64) -> Box<dyn Instance> {
-        let (side, steps) = dimensions(size);
+        let (side, steps, per_move) = dimensions(size);
         let net = Netlist::random(side, seed);
         // A sixteenth of a move per element per step: at `full`, 2,048 tasks
         // per step (Table 4: about 4,300 iterations per phase, 2.1 B
         // instructions over 100 phases of 4.9 K-cycle iterations; half that
         // keeps `full` under 2 s serial here).
-        let tasks = (side * side / 16).div_ceil(swaps::MOVES_PER_TASK);
+        let tasks = (side * side / per_move).div_ceil(swaps::MOVES_PER_TASK);
         let schedule = swaps::Schedule { seed, steps, tasks, start_temperature: side as f64 / 2.0 };
         let initial = net.routing_cost(|e| net.start[e]);
         Box::new(AsyncInstance { net, schedule, initial })
@@ -84,7 +94,7 @@ impl Workload for CannealBatch {
         "loop"
     }
     fn prepare(&self, size: Size, seed: u64) -> Box<dyn Instance> {
-        let (side, steps) = dimensions(size);
+        let (side, steps, _) = dimensions(size);
         let net = Netlist::random(side, seed);
         // A sixteenth of the elements per step keeps conflicting proposals
         // (which are dropped) to about a fifth.
@@ -101,6 +111,11 @@ struct AsyncInstance {
 }
 
 impl AsyncInstance {
+    /// The netlist's starting placement, what the annealing starts from.
+    fn start(&self) -> swaps::Placement {
+        swaps::Placement::new(&self.net.start)
+    }
+
     /// `[wire length, location of element 0, 1, ...]`.
     fn output(&self, (loc, _accepted): (Vec<u32>, u64)) -> Output {
         let cost = self.net.routing_cost(|e| loc[e]);
@@ -142,13 +157,14 @@ impl Instance for AsyncInstance {
         )
     }
     fn serial(&self) -> Output {
-        self.output(swaps::run(Serial, &self.net, &self.schedule))
+        self.output(swaps::run(Serial, &self.net, &self.schedule, self.start()))
     }
     fn parallel(&self) -> Output {
-        self.output(finegrain::record::region(|| swaps::run(Finegrain, &self.net, &self.schedule)))
+        let start = self.start();
+        self.output(finegrain::record::region(|| swaps::run(Finegrain, &self.net, &self.schedule, start)))
     }
     fn rayon(&self) -> Option<Output> {
-        Some(self.output(swaps::run(Rayon, &self.net, &self.schedule)))
+        Some(self.output(swaps::run(Rayon, &self.net, &self.schedule, self.start())))
     }
     /// Not exact (the moves race): a valid placement with its own wire
     /// length, below the initial one, within [`TOLERANCE`] of the reference's.

@@ -23,10 +23,38 @@ use crate::{Instance, Output, Size, Workload};
 pub struct PageRank;
 
 const DAMPING: f64 = 0.85;
-/// Vertices per chunk in the outer loops (about 500 edges at edge factor 8),
-/// and neighbours per chunk inside a hub.
+/// Vertices per chunk in the outer loops (about 500 edges at edge factor 8).
 const GRAIN: usize = 64;
-const NESTED_DEGREE: usize = 4096;
+/// In-edges per chunk of the pull loop at most, unless one vertex has more:
+/// the pull loop's chunks are runs of at most `GRAIN` vertices and
+/// `EDGE_GRAIN` edges. With chunks of 64 vertices alone, the low (hub-rich)
+/// vertex ids of an R-MAT graph made chunks of 700 K cycles and capped a
+/// scale-20 iteration's parallelism near 150.
+const EDGE_GRAIN: usize = 2048;
+/// In-degree above which a vertex (alone in its chunk) pulls with an inner
+/// parallel reduction.
+const NESTED_DEGREE: usize = EDGE_GRAIN;
+/// Neighbours per chunk inside a hub.
+const HUB_GRAIN: usize = 1024;
+
+/// The pull loop's chunks, `bounds[c]..bounds[c + 1]`: runs of at most
+/// `GRAIN` vertices and, unless one vertex has more, `EDGE_GRAIN` in-edges.
+fn pull_chunks(adj: &Adj) -> Vec<usize> {
+    let n = adj.num_vertices();
+    let mut bounds = vec![0];
+    let mut start = 0;
+    for v in 0..n {
+        let edges = adj.offsets[v + 1] - adj.offsets[start];
+        if v > start && (v - start == GRAIN || edges > EDGE_GRAIN) {
+            bounds.push(v);
+            start = v;
+        }
+    }
+    if n > 0 {
+        bounds.push(n);
+    }
+    bounds
+}
 /// Relative tolerance: parallel reductions reorder the dangling-mass and hub
 /// sums; after a few dozen iterations the rounding differences stay far below this.
 const TOLERANCE: f64 = 1e-9;
@@ -79,6 +107,8 @@ struct PageRankInstance {
     /// In-neighbours of each vertex.
     in_adj: Adj,
     out_degree: Vec<u32>,
+    /// The pull loop's chunks ([`pull_chunks`]).
+    bounds: Vec<usize>,
     iters: usize,
     /// The R-MAT scale of a generated graph; `None` for a file.
     scale: Option<u32>,
@@ -92,7 +122,8 @@ impl PageRankInstance {
         for &u in &in_adj.targets {
             out_degree[u as usize] += 1;
         }
-        PageRankInstance { in_adj, out_degree, iters, scale }
+        let bounds = pull_chunks(&in_adj);
+        PageRankInstance { in_adj, out_degree, bounds, iters, scale }
     }
 
     fn n(&self) -> usize {
@@ -147,7 +178,9 @@ impl PageRankInstance {
                 let base = self.base(dangling);
                 let r = SharedMut::new(&mut rank);
                 let contrib = &contrib;
-                p.for_each_chunk(0..n, GRAIN, |vs| {
+                let bounds = &self.bounds;
+                p.for_each_chunk(0..bounds.len() - 1, 1, |cs| {
+                    let vs = bounds[cs.start]..bounds[cs.end];
                     // SAFETY: chunks are disjoint.
                     let out = unsafe { r.slice(vs.clone()) };
                     finegrain::record::declare(|| {
@@ -170,7 +203,7 @@ impl PageRankInstance {
                                 });
                                 nb[r].iter().fold(s, |s, &u| s + contrib[u as usize])
                             };
-                            p.fold_chunks(0..nb.len(), GRAIN, || 0.0, pull, |a, b| a + b)
+                            p.fold_chunks(0..nb.len(), HUB_GRAIN, || 0.0, pull, |a, b| a + b)
                         } else {
                             nb.iter().map(|&u| contrib[u as usize]).sum()
                         };
@@ -225,5 +258,31 @@ impl Instance for PageRankInstance {
             }
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every vertex in exactly one chunk, in order; no chunk over `GRAIN`
+    /// vertices, nor over `EDGE_GRAIN` edges unless it is one vertex.
+    #[test]
+    fn pull_chunks_bound_vertices_and_edges() {
+        let g = rmat(17, 8, 5);
+        let adj = Adj::from_edges(&g, Direction::In);
+        let b = pull_chunks(&adj);
+        assert_eq!((b[0], *b.last().unwrap()), (0, adj.num_vertices()));
+        let mut hubs = 0;
+        for w in b.windows(2) {
+            let (lo, hi) = (w[0], w[1]);
+            assert!(lo < hi && hi - lo <= GRAIN, "chunk {lo}..{hi}");
+            let edges = adj.offsets[hi] - adj.offsets[lo];
+            assert!(edges <= EDGE_GRAIN || hi - lo == 1, "chunk {lo}..{hi} holds {edges} edges");
+            hubs += usize::from(edges > EDGE_GRAIN);
+        }
+        assert!(hubs > 0, "a scale-17 R-MAT graph has hubs: the test must see one");
+        let empty = Adj::from_edges(&EdgeList { num_vertices: 0, edges: vec![] }, Direction::In);
+        assert_eq!(pull_chunks(&empty), vec![0]);
     }
 }

@@ -68,8 +68,9 @@ struct RecordedPhase<T> {
 
 impl<T> RecordedPhase<T> {
     fn enqueue(&self, task: T) {
-        let t = crate::record::spawn_task(crate::taskgraph::TaskKind::Phase, self.latch);
-        self.work.borrow_mut().push_back((t, task));
+        // The worklist's growth (a breadth-first phase holds a whole level
+        // of its tree) is the recorder's, not the spawning task's.
+        crate::record::spawn_task_then(crate::taskgraph::TaskKind::Phase, self.latch, |t| self.work.borrow_mut().push_back((t, task)));
     }
 }
 

@@ -114,6 +114,23 @@ mod tests {
         g.validate().unwrap();
     }
 
+    /// What a spawner does for the recorder between closing its stretch and
+    /// resuming it (a recorded phase's worklist growing by copying) is not
+    /// the spawning task's work.
+    #[test]
+    fn the_recorders_bookkeeping_at_a_spawn_is_not_charged() {
+        let ((), g) = record(Meta::synthetic("t", "test", 0), || {
+            let latch = crate::record::new_latch();
+            crate::record::spawn_task_then(TaskKind::Phase, latch, |_| {
+                std::hint::black_box(spin(2_000_000));
+            });
+        })
+        .unwrap();
+        let root: u64 = g.steps_of(0).iter().map(|s| if let Step::Work { cycles, .. } = s { *cycles } else { 0 }).sum();
+        assert!(root < 500_000, "root work {root} includes the bookkeeping");
+        assert_eq!(g.tasks.iter().filter(|t| t.kind == TaskKind::Phase).count(), 1);
+    }
+
     #[test]
     fn a_recording_without_a_region_keeps_everything() {
         let ((), g) = record(Meta::synthetic("t", "test", 0), || {

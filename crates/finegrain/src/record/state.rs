@@ -207,11 +207,20 @@ pub(crate) fn new_latch() -> LatchId {
 
 /// A new task of `kind` counted by `latch`, spawned here by the running task.
 pub(crate) fn spawn_task(kind: TaskKind, latch: LatchId) -> TaskId {
+    spawn_task_then(kind, latch, |_| ())
+}
+
+/// [`spawn_task`], with `then` (the caller's own bookkeeping of the new
+/// task, e.g. a recorded phase's worklist) run before the spawning task's
+/// clock resumes: a worklist that grows by copying is the recorder's cost,
+/// not the task's. `then` must not call the recorder.
+pub(crate) fn spawn_task_then(kind: TaskKind, latch: LatchId, then: impl FnOnce(TaskId)) -> TaskId {
     let now = clock::now();
     with(|r| {
         r.close(now);
         let t = r.b.task(kind, Some(latch));
         r.b.push(r.cur, Step::Spawn { task: t });
+        then(t);
         r.resume();
         t
     })

@@ -54,7 +54,7 @@ pub struct Placement {
 }
 
 impl Placement {
-    fn new(start: &[u32]) -> Placement {
+    pub fn new(start: &[u32]) -> Placement {
         Placement { loc: start.iter().map(|&l| AtomicU32::new(l)).collect() }
     }
 
@@ -165,10 +165,12 @@ fn moves(s: &Schedule, n: usize, step: usize, task: usize) -> (SplitMix64, [(usi
 }
 
 /// Run the annealer: the final placement and the number of moves taken.
-pub fn run<P: Par>(par: P, net: &Netlist, s: &Schedule) -> (Vec<u32>, u64) {
+/// Anneal from the placement `p` (the netlist's start, built by the caller:
+/// PARSEC's canneal loads it with the netlist, before the annealing it
+/// times).
+pub fn run<P: Par>(par: P, net: &Netlist, s: &Schedule, p: Placement) -> (Vec<u32>, u64) {
     let n = net.elements();
     assert!(n >= 2, "canneal needs at least two elements");
-    let p = Placement::new(&net.start);
     let mut temperature = s.start_temperature;
     let mut accepted = 0;
     for step in 0..s.steps {
@@ -242,14 +244,14 @@ mod tests {
         let net = Netlist::random(32, 11);
         let s = Schedule { seed: 11, steps: 30, tasks: 64, start_temperature: 16.0 };
         let before = net.routing_cost(|e| net.start[e]);
-        let (serial, taken) = run(Serial, &net, &s);
+        let (serial, taken) = run(Serial, &net, &s, Placement::new(&net.start));
         assert!(taken > 0 && is_permutation(&serial));
         let after = net.routing_cost(|e| serial[e]);
         assert!(10 * after < 7 * before, "{after} not well below {before}");
         let pool = finegrain::Pool::new(1, "ws").unwrap();
-        assert_eq!(pool.install(|| run(Finegrain, &net, &s)), (serial, taken), "one worker runs the tasks in order");
+        assert_eq!(pool.install(|| run(Finegrain, &net, &s, Placement::new(&net.start))), (serial, taken), "one worker runs the tasks in order");
         let pool = finegrain::Pool::new(4, "ws").unwrap();
-        let (par, _) = pool.install(|| run(Finegrain, &net, &s));
+        let (par, _) = pool.install(|| run(Finegrain, &net, &s, Placement::new(&net.start)));
         assert!(is_permutation(&par));
         let got = net.routing_cost(|e| par[e]);
         assert!(10 * got < 7 * before, "{got} not well below {before}");

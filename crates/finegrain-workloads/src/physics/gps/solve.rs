@@ -164,13 +164,43 @@ impl Bodies<'_> {
     }
 }
 
-/// A task of the phase: contact `contact` at sweep `iter`.
+/// A task of the phase: contact `contact` at sweep `iter`; or, with `iter`
+/// at [`SPREAD`], the contacts `contact..hi` at sweep 0, a range that hands
+/// its upper halves on as tasks and solves its first contact. The first
+/// sweep's tasks thus fan out as a tree from one initial task: enqueued one
+/// by one by the phase's caller, they were a serial chain of thousands of
+/// spawns at the start of every step, most of the recorded span.
 #[derive(Copy, Clone, Debug)]
 struct Solve {
     contact: u32,
     iter: u32,
+    hi: u32,
 }
 finegrain::phase_task!(Solve);
+
+/// The `iter` of a range of first-sweep contacts.
+const SPREAD: u32 = u32::MAX;
+
+impl Solve {
+    fn one(contact: u32, iter: u32) -> Solve {
+        Solve { contact, iter, hi: 0 }
+    }
+
+    /// The first-sweep contact this task solves, after `emit` has been given
+    /// the upper halves of its range.
+    fn spread(self, mut emit: impl FnMut(Solve)) -> Solve {
+        if self.iter != SPREAD {
+            return self;
+        }
+        let (lo, mut hi) = (self.contact, self.hi);
+        while hi - lo > 1 {
+            let mid = lo + (hi - lo) / 2;
+            emit(Solve { contact: mid, iter: SPREAD, hi });
+            hi = mid;
+        }
+        Solve::one(lo, 0)
+    }
+}
 
 /// Dependence counters: contact `c` may run sweep `k + 1` once every contact
 /// that shares a body with it (itself included) has finished sweep `k`, that
@@ -260,41 +290,47 @@ fn parallel_counted<P: Par>(p: P, scene: &Scene, steps: usize, iters: usize, tas
     let mut counters = Counters::new(scene);
     let locks: Vec<Mutex<()>> = (0..scene.bodies()).map(|_| Mutex::new(())).collect();
     let iters = iters as u32;
-    for _ in 0..steps {
-        if iters > 0 {
-            counters.reset();
-            let (x, props) = (&s.x, &scene.props);
-            let bodies = Bodies { vel: SharedMut::new(&mut s.vel), locks: &locks };
-            let shared = SharedMut::new(&mut contacts);
-            let counters = &counters;
-            let initial = (0..scene.pairs.len() as u32).map(|c| Solve { contact: c, iter: 0 });
-            finegrain::phase(initial, |ctx, t| {
-                if let Some(n) = tasks {
-                    n.fetch_add(1, Ordering::Relaxed);
-                }
-                let c = t.contact as usize;
-                let (a, b) = (scene.pairs[c].0 as usize, scene.pairs[c].1 as usize);
-                // SAFETY: one task per contact runs at a time: its sweep
-                // k + 1 waits for its own sweep k (a contact is its own
-                // predecessor).
-                let con = unsafe { &mut shared.slice(c..c + 1)[0] };
-                finegrain::record::write(std::slice::from_ref(con));
-                if t.iter == 0 {
-                    finegrain::record::read(&x[a..a + 1]);
-                    finegrain::record::read(&x[b..b + 1]);
-                    *con = Contact::prepare(x[a], x[b], &props[a], &props[b]);
-                }
-                bodies.with_pair(a, b, |va, vb| con.solve(va, vb, &props[a], &props[b]));
-                let next = t.iter + 1;
-                if next < iters {
-                    for body in [a, b] {
-                        counters.finished(scene, body, t.iter, |q| ctx.enqueue(Solve { contact: q, iter: next }));
+    // The measured region is the steps: not the state, contacts, counters
+    // and locks allocated for them (the root's longest stretch of the trace).
+    p.region(|| {
+        for _ in 0..steps {
+            if iters > 0 {
+                counters.reset();
+                let (x, props) = (&s.x, &scene.props);
+                let bodies = Bodies { vel: SharedMut::new(&mut s.vel), locks: &locks };
+                let shared = SharedMut::new(&mut contacts);
+                let counters = &counters;
+                let n = scene.pairs.len() as u32;
+                let initial = (n > 0).then_some(Solve { contact: 0, iter: SPREAD, hi: n });
+                finegrain::phase(initial, |ctx, t| {
+                    let t = t.spread(|range| ctx.enqueue(range));
+                    if let Some(n) = tasks {
+                        n.fetch_add(1, Ordering::Relaxed);
                     }
-                }
-            });
+                    let c = t.contact as usize;
+                    let (a, b) = (scene.pairs[c].0 as usize, scene.pairs[c].1 as usize);
+                    // SAFETY: one task per contact runs at a time: its sweep
+                    // k + 1 waits for its own sweep k (a contact is its own
+                    // predecessor).
+                    let con = unsafe { &mut shared.slice(c..c + 1)[0] };
+                    finegrain::record::write(std::slice::from_ref(con));
+                    if t.iter == 0 {
+                        finegrain::record::read(&x[a..a + 1]);
+                        finegrain::record::read(&x[b..b + 1]);
+                        *con = Contact::prepare(x[a], x[b], &props[a], &props[b]);
+                    }
+                    bodies.with_pair(a, b, |va, vb| con.solve(va, vb, &props[a], &props[b]));
+                    let next = t.iter + 1;
+                    if next < iters {
+                        for body in [a, b] {
+                            counters.finished(scene, body, t.iter, |q| ctx.enqueue(Solve::one(q, next)));
+                        }
+                    }
+                });
+            }
+            integrate(p, &mut s.x, &s.vel);
         }
-        integrate(p, &mut s.x, &s.vel);
-    }
+    });
     s
 }
 
@@ -362,6 +398,27 @@ pub fn momentum_scales(scene: &Scene, x: &[V3], vel: &[Vel]) -> (f64, f64) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A range spread out task by task solves each of its contacts once, at
+    /// sweep 0, in a tree of depth about log2 of its length.
+    #[test]
+    fn a_spread_range_solves_each_contact_once() {
+        for n in [1u32, 2, 7, 64, 1000] {
+            let mut work = vec![(Solve { contact: 0, iter: SPREAD, hi: n }, 0u32)];
+            let (mut seen, mut deepest) = (vec![0u32; n as usize], 0);
+            while let Some((t, depth)) = work.pop() {
+                let mut emitted = Vec::new();
+                let one = t.spread(|r| emitted.push(r));
+                assert_eq!((one.iter, one.hi), (0, 0));
+                seen[one.contact as usize] += 1;
+                deepest = deepest.max(depth);
+                work.extend(emitted.into_iter().map(|r| (r, depth + 1)));
+            }
+            assert!(seen.iter().all(|&k| k == 1), "n={n}: {seen:?}");
+            assert!(deepest <= n.ilog2() + 1, "n={n}: depth {deepest}");
+        }
+        assert_eq!(Solve::one(5, 3).spread(|_| panic!("not a range")).contact, 5);
+    }
 
     fn props(r: f64, m: f64) -> Props {
         Props { radius: r, mass: m, inv_mass: 1.0 / m, inv_inertia: 1.0 / (0.4 * m * r * r) }
