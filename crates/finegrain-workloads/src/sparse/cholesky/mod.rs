@@ -165,7 +165,7 @@ impl Instance for CfInstance {
         self.result(numeric::serial(&self.s))
     }
     fn parallel(&self) -> Output {
-        self.result(finegrain::record::region(|| numeric::graph(&self.s)))
+        self.result(numeric::graph(&self.s, |run| finegrain::record::region(run)))
     }
     fn rayon(&self) -> Option<Output> {
         Some(self.result(numeric::rayon(&self.s)))
