@@ -4,6 +4,12 @@
 //! run failed or a result was wrong (the other runs still complete and are
 //! written); 2 when the command line is invalid (nothing is run or written).
 
+/// While `record` (or `sim`, recording its traces) runs, the pages of large
+/// blocks are touched as they are handed out, off the clock: no simulated
+/// machine has the kernel's page faults (`finegrain::record::PrefaultAlloc`).
+#[global_allocator]
+static ALLOC: finegrain::record::PrefaultAlloc = finegrain::record::PrefaultAlloc;
+
 #[macro_use]
 mod out;
 mod bench;

@@ -573,3 +573,45 @@ fn chrome_trace_is_valid_and_has_a_span_per_task() {
     plain.install(|| fib(12));
     assert!(plain.take_trace().spans.is_empty());
 }
+
+/// A worker that queues many tasks and then blocks outside the pool (here on
+/// a channel, as the claims sweep's feeder does) has every other worker
+/// draining its queue, not one: a push into an empty deque wakes one
+/// sleeper, and the others learn of the rest from a thief's stolen half or
+/// from the watching sleeper (`policy::idle`). The tasks sleep, so the test
+/// needs no free core and holds beside busy loops.
+#[test]
+fn tasks_queued_by_a_blocked_worker_reach_every_worker() {
+    let _s = serial();
+    for spec in ["ws", "ws:steal=one"] {
+        let used = queued_then_blocked(spec);
+        assert_eq!(used.len(), 3, "{spec}: the three other workers should all have run tasks: {used:?}");
+    }
+}
+
+/// The workers that ran the 48 tasks a worker queued before blocking.
+fn queued_then_blocked(spec: &str) -> std::collections::BTreeSet<Option<usize>> {
+    let pool = Pool::new(4, spec).unwrap();
+    let used = Mutex::new(std::collections::BTreeSet::new());
+    pool.install(|| {
+        // Every worker asleep before the burst.
+        std::thread::sleep(Duration::from_millis(50));
+        let (tx, rx) = std::sync::mpsc::channel::<()>();
+        let used = &used;
+        scope(move |s| {
+            for _ in 0..48 {
+                let tx = tx.clone();
+                s.spawn(move |_| {
+                    used.lock().unwrap().insert(finegrain::current_worker_index());
+                    std::thread::sleep(Duration::from_millis(5));
+                    tx.send(()).unwrap();
+                });
+            }
+            // Blocked outside the pool until every task has run elsewhere.
+            for _ in 0..48 {
+                rx.recv().unwrap();
+            }
+        });
+    });
+    used.into_inner().unwrap()
+}

@@ -8,10 +8,14 @@ use finegrain::taskgraph::TaskGraph;
 use finegrain_sim::engine::{simulate, SimConfig, SimResult};
 use std::sync::Mutex;
 
-/// A pool of `jobs` workers, by default one per core this process may use.
+/// `--jobs`, by default one per core this process may use.
+pub fn jobs(jobs: Option<u16>) -> usize {
+    jobs.map(usize::from).unwrap_or_else(|| std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1))
+}
+
+/// A pool of `jobs` workers (`--jobs`, by default one per core).
 pub fn pool(jobs: Option<u16>) -> Result<finegrain::Pool, String> {
-    let cores = jobs.map(usize::from).unwrap_or_else(|| std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1));
-    finegrain::Pool::builder().threads(cores).build().map_err(|e| format!("cannot start the sweep's pool: {e}"))
+    finegrain::Pool::builder().threads(self::jobs(jobs)).build().map_err(|e| format!("cannot start the sweep's pool: {e}"))
 }
 
 /// Run `jobs` as tasks of the pool this is called in (`Pool::install`),

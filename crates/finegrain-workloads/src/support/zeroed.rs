@@ -28,21 +28,6 @@ pub fn zeroed<T: Zeroable>(n: usize) -> Vec<T> {
     if ptr.is_null() {
         handle_alloc_error(layout);
     }
-    // While recording, fault the pages in now, with the time left out of the
-    // task (`declare` leaves its own time out): the first task to write a
-    // page would otherwise carry the kernel's fault, which no simulated
-    // machine has (hashjoin's first scatter chunk faulted a page in each of
-    // its 2,048 partitions and became the trace's longest task). The
-    // runtime's own runs are untouched: `declare` runs its closure only
-    // while recording or probing.
-    finegrain::record::declare(|| {
-        for offset in (0..layout.size()).step_by(4096) {
-            // SAFETY: `offset` is inside the allocation of `layout.size()`
-            // bytes, which nothing else refers to yet; a zero byte is what
-            // the allocator put there.
-            unsafe { ptr.add(offset).write_volatile(0) };
-        }
-    });
     // SAFETY: `ptr` was allocated by the global allocator with the layout of
     // `[T; n]`, which is what a `Vec<T>` of capacity `n` frees; its `n`
     // elements are zero bytes, a valid `T` by `Zeroable`'s contract.

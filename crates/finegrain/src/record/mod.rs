@@ -83,10 +83,12 @@
 //! and graph nodes that add nodes while the graph runs (refused).
 
 mod clock;
+mod prefault;
 mod probe;
 mod region;
 mod state;
 
+pub use prefault::PrefaultAlloc;
 pub use region::{measured, region};
 pub use state::{LINE_CAP, LOOP_THREADS, MAX_LEAVES};
 pub(crate) use probe::probe;

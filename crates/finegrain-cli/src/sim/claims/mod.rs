@@ -18,13 +18,14 @@
 mod list;
 mod output;
 mod runs;
+mod sweep;
 mod verdict;
 
 use crate::cli::SimArgs;
 use crate::Failure;
 use list::{Claim, IDEAL};
 use runs::{Results, Run, Switch};
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeSet;
 use std::time::Instant;
 use verdict::{Lookup, Status};
 
@@ -41,13 +42,6 @@ pub struct Row<'a> {
     pub isolation: String,
 }
 
-/// The runs of one sweep phase and what they gave.
-struct Swept {
-    results: Results,
-    traces: Vec<String>,
-    events: u64,
-}
-
 pub fn main(a: &SimArgs) -> Result<bool, Failure> {
     let fatal = Failure::Fatal;
     let size = crate::specs::size(&a.size).map_err(Failure::Usage)?;
@@ -60,10 +54,12 @@ pub fn main(a: &SimArgs) -> Result<bool, Failure> {
             all.insert(Run::new(w, p, IDEAL, 1));
         }
     }
-    let pool = super::parallel::pool(a.jobs).map_err(fatal)?;
-    eprintln!("{} claims, {} simulations at size {} on {} workers", claims.len(), all.len(), size.name(), pool.threads());
+    let jobs = super::parallel::jobs(a.jobs);
+    let pool = finegrain::Pool::builder().threads(sweep::workers(jobs)).build().map_err(|e| fatal(format!("cannot start the sweep's pool: {e}")))?;
+    eprintln!("{} claims, {} simulations at size {} on {jobs} workers", claims.len(), all.len(), size.name());
+    let trace = |w: &'static str| trace(w, size, a.seed);
     let (t0, cpu0) = (Instant::now(), super::parallel::cpu_seconds());
-    let mut swept = sweep_phase(&pool, all, size, a.seed, "claims").map_err(fatal)?;
+    let mut swept = sweep::sweep_phase(&pool, all, &trace, a.seed, "claims").map_err(fatal)?;
     let mut rows = evaluate(&claims, &swept.results);
     // Why a claim fails: its runs again with one model feature switched off
     // at a time (the traces are recorded again, or read from the cache).
@@ -76,7 +72,7 @@ pub fn main(a: &SimArgs) -> Result<bool, Failure> {
     }
     if !isolating.is_empty() {
         eprintln!("{} simulations isolating why claims do not hold", isolating.len());
-        let more = sweep_phase(&pool, isolating, size, a.seed, "isolating").map_err(fatal)?;
+        let more = sweep::sweep_phase(&pool, isolating, &trace, a.seed, "isolating").map_err(fatal)?;
         swept.results.extend(more.results);
         swept.events += more.events;
         for r in rows.iter_mut().filter(|r| r.status == Status::DoesNotHold) {
@@ -106,65 +102,6 @@ pub fn main(a: &SimArgs) -> Result<bool, Failure> {
         eprintln!("{errors} claims could not be evaluated (see the table)");
     }
     Ok(errors == 0)
-}
-
-/// Simulate `runs`, grouped by workload: each workload's trace is loaded
-/// once, on a thread of its own (a recording runs outside any pool) while
-/// earlier workloads' runs are simulated on the pool, so that recording does
-/// not idle the pool. One trace is loaded ahead per four workers (at least
-/// one), which bounds how many traces are held at once.
-fn sweep_phase(pool: &finegrain::Pool, runs: BTreeSet<Run>, size: finegrain_workloads::Size, seed: u64, what: &str) -> Result<Swept, String> {
-    let mut by_workload: BTreeMap<&'static str, Vec<Run>> = BTreeMap::new();
-    let total = runs.len();
-    for r in runs {
-        by_workload.entry(r.workload).or_default().push(r);
-    }
-    let work: Vec<(&'static str, Vec<Run>)> = by_workload.into_iter().collect();
-    let ahead = (pool.threads() / 4).max(1);
-    let bar = super::progress(total as u64, what);
-    let mut out = Swept { results: BTreeMap::new(), traces: Vec::new(), events: 0 };
-    std::thread::scope(|s| -> Result<(), String> {
-        let record = |w: &'static str| s.spawn(move || trace(w, size, seed));
-        let mut loading = std::collections::VecDeque::new();
-        let mut next = 0;
-        for (w, rs) in &work {
-            while next < work.len() && loading.len() < ahead {
-                loading.push_back(record(work[next].0));
-                next += 1;
-            }
-            let recorded = loading.pop_front().expect("this workload's trace is being loaded").join();
-            if next < work.len() {
-                loading.push_back(record(work[next].0));
-                next += 1;
-            }
-            // A workload that cannot be recorded fails its claims, not the sweep.
-            let (g, line) = match recorded.map_err(|_| format!("recording {w} panicked")).and_then(|r| r) {
-                Ok(x) => x,
-                Err(e) => {
-                    say(&bar, &format!("{w}: {e}"));
-                    out.traces.push(format!("{w}: not recorded: {e}"));
-                    for r in rs {
-                        out.results.insert(r.clone(), Err(format!("{w} was not recorded: {e}")));
-                        bar.inc(1);
-                    }
-                    continue;
-                }
-            };
-            say(&bar, &line);
-            out.traces.push(line);
-            bar.set_message(w.to_string());
-            let got = pool.install(|| runs::sweep(&g, rs, seed, &|_| bar.inc(1)));
-            for (r, res) in rs.iter().zip(got) {
-                if let Ok(x) = &res {
-                    out.events += x.events;
-                }
-                out.results.insert(r.clone(), res);
-            }
-        }
-        Ok(())
-    })?;
-    bar.finish_and_clear();
-    Ok(out)
 }
 
 /// A line of progress above the bar, or on stderr where the bar is hidden

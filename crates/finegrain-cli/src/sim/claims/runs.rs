@@ -3,7 +3,7 @@
 //!
 //! Every claim names its runs as [`Run`] keys; the harness collects the
 //! distinct keys, loads each workload's trace once, and simulates all of that
-//! workload's runs as independent tasks of one pool (`sweep`). Each
+//! workload's runs as independent tasks of one pool (`sweep.rs`). Each
 //! simulation stays single-threaded and deterministic; results are stored by
 //! the run's place in the list, so the output does not depend on which
 //! worker ran what or in what order.
@@ -100,13 +100,7 @@ impl Run {
 /// What each run gave: its result, or why it could not be simulated.
 pub type Results = BTreeMap<Run, Result<SimResult, String>>;
 
-/// Simulate `runs` of one trace as tasks of the pool this is called in;
-/// results in `runs`' order (`super::super::parallel`).
-pub fn sweep(g: &TaskGraph, runs: &[Run], seed: u64, done: &(dyn Fn(&Run) + Sync)) -> Vec<Result<SimResult, String>> {
-    super::super::parallel::map_ordered(
-        runs,
-        |r| r.threads,
-        |run| run.config(seed).and_then(|cfg| simulate(g, &cfg).map_err(|e| e.to_string())),
-        done,
-    )
+/// Simulate one run of trace `g` (`sweep.rs` runs them as tasks of a pool).
+pub fn simulate_run(g: &TaskGraph, run: &Run, seed: u64) -> Result<SimResult, String> {
+    run.config(seed).and_then(|cfg| simulate(g, &cfg).map_err(|e| e.to_string()))
 }
