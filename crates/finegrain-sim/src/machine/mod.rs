@@ -90,6 +90,8 @@
 //! | `host-2` | ≤2 | 2 × 1 × 1 | 32 KB 8-way 4 | 512 KB private 8-way, 12 total | 32 MB 16-way victim, ≈46 total | crossbar | 2 channels, ≈100 ns |
 
 mod cache;
+mod directory;
+mod lines;
 mod memory;
 mod network;
 mod preset;
@@ -102,7 +104,8 @@ pub use stats::{LevelStats, MemStats};
 
 use crate::SimError;
 use cache::{scramble, Cache, Modulus, DIRTY, EXCL};
-use memory::Directory;
+use directory::Directory;
+use lines::LineIds;
 use network::Network;
 
 /// A chip running `threads` threads: its caches, directory, network, memory
@@ -133,6 +136,8 @@ pub struct Machine {
     l3_servers: Vec<Server>,
     l3_victim: bool,
     dir: Directory,
+    /// The compact names the caches and the directory hold.
+    ids: LineIds,
     dir_cycles: u32,
     /// Homes by line when there is no L3.
     home_tiles: Modulus,
@@ -212,6 +217,7 @@ impl Machine {
             l3_servers,
             l3_victim: p.l3_victim,
             dir: Directory::default(),
+            ids: LineIds::default(),
             dir_cycles: p.dir_cycles,
             home_tiles: Modulus::new(chip_tiles),
             net,
@@ -272,11 +278,35 @@ impl Machine {
     pub fn access(&mut self, t: usize, line: u64, write: bool, now: u64) -> u32 {
         self.stats.accesses += 1;
         self.stats.writes += write as u64;
+        let c = self.core[t] as usize;
+        let x = scramble(line);
+        let name = self.ids.name(x);
+        // The common case inline: a hit on the most recent line of its L1 set.
+        if let Some(l1) = self.l1.get_mut(c) {
+            if !self.perfect {
+                let set = l1.set_of(x);
+                if let Some(slot) = l1.find_first(set, name) {
+                    let f = l1.flags(slot);
+                    if !write || f & EXCL != 0 {
+                        self.stats.l1.accesses += 1;
+                        self.stats.l1.hits += 1;
+                        if write {
+                            l1.set_flags(slot, f | DIRTY);
+                        }
+                        return self.l1_hit;
+                    }
+                }
+            }
+        }
+        self.access_rest(c, name, x, write, now)
+    }
+
+    /// [`Machine::access`] past its inline case.
+    #[inline(never)]
+    fn access_rest(&mut self, c: usize, line: u32, x: u64, write: bool, now: u64) -> u32 {
         if self.perfect {
             return self.l1_hit;
         }
-        let c = self.core[t] as usize;
-        let x = scramble(line);
         let Some(l1) = self.l1.get_mut(c) else {
             return self.uncached(c, line, x, write, now);
         };
@@ -353,7 +383,7 @@ impl Machine {
     pub fn heap_bytes(&self) -> usize {
         let caches: usize = self.l1.iter().chain([&self.l2, &self.l3]).map(Cache::heap_bytes).sum();
         let servers = (self.l2_servers.len() + self.l3_servers.len() + self.mem_servers.len()) * 4 * 2 * Server::HISTORY as usize;
-        caches + self.dir.heap_bytes() + self.net.heap_bytes() + servers + self.core.capacity() * 4
+        caches + self.dir.heap_bytes() + self.ids.heap_bytes() + self.net.heap_bytes() + servers + self.core.capacity() * 4
     }
 }
 
