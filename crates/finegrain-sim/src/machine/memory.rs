@@ -114,7 +114,9 @@ impl Machine {
         if self.l3.n_parts() > 0 {
             let b = self.l3_banks.rem(x);
             self.l3.prefetch_set(self.l3.set_in(b, self.l3_banks.div(x)));
+            self.l3_servers[b].prefetch(now);
         }
+        self.mem_servers[self.channels.rem(x)].prefetch(now);
         let mut lat = self.l1_hit;
         let excl;
         if self.has_l2() {

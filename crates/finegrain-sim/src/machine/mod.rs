@@ -286,13 +286,16 @@ impl Machine {
             if !self.perfect {
                 let set = l1.set_of(x);
                 if let Some(slot) = l1.find_first(set, name) {
-                    let f = l1.flags(slot);
-                    if !write || f & EXCL != 0 {
+                    if !write {
                         self.stats.l1.accesses += 1;
                         self.stats.l1.hits += 1;
-                        if write {
-                            l1.set_flags(slot, f | DIRTY);
-                        }
+                        return self.l1_hit;
+                    }
+                    let f = l1.flags(slot);
+                    if f & EXCL != 0 {
+                        self.stats.l1.accesses += 1;
+                        self.stats.l1.hits += 1;
+                        l1.set_flags(slot, f | DIRTY);
                         return self.l1_hit;
                     }
                 }
