@@ -309,22 +309,22 @@ impl Cache {
         self.way_of(base, !line).map(|k| base + k)
     }
 
-    /// The slot of `line` if it is `set`'s most recent line.
-    #[inline(always)]
-    pub fn find_first(&self, set: usize, line: u32) -> Option<Slot> {
-        let base = self.base(set)?;
-        (self.tags[self.toff + base] == !line).then_some(base)
-    }
-
     /// Looks `line` up and makes it the most recent (the set's first way).
-    #[inline]
+    #[inline(always)]
     pub fn lookup(&mut self, set: usize, line: u32) -> Option<Slot> {
         let base = self.base(set)?;
         let tag = !line;
-        if self.tags[self.toff + base] == tag {
+        let tags = &self.tags[self.toff + base..self.toff + base + self.ways];
+        if tags[0] == tag {
             return Some(base);
         }
-        let k = self.way_of(base, tag)?;
+        let mut k = 1;
+        while tags.get(k) != Some(&tag) {
+            if k + 1 >= tags.len() {
+                return None;
+            }
+            k += 1;
+        }
         push_front(self.tags_mut(base, k + 1), tag);
         let f = self.flags[self.foff + base + k];
         push_front(self.flags_mut(base, k + 1), f);

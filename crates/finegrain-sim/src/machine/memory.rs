@@ -37,6 +37,7 @@ impl Machine {
     }
 
     /// A write hit on a line core `c`'s L1 shares: take the only copy.
+    #[inline(never)]
     pub(super) fn upgrade(&mut self, c: usize, line: u32, x: u64, now: u64) -> u32 {
         self.stats.upgrades += 1;
         let tile = c / self.cpt;
@@ -98,6 +99,7 @@ impl Machine {
 
     /// An L1 miss by core `c` (L1 set `set`): through the tile's L2 or the
     /// directory; fills the L1.
+    #[inline(never)]
     pub(super) fn l1_miss(&mut self, c: usize, set: usize, line: u32, x: u64, write: bool, now: u64) -> u32 {
         let tile = c / self.cpt;
         // Start the host's loads of what this miss will likely touch.
@@ -438,6 +440,7 @@ impl Machine {
 
     /// An access on a chip without data caches (HammerBlade): to the LLC
     /// bank over the network; a load waits for the reply, a store is posted.
+    #[inline(never)]
     pub(super) fn uncached(&mut self, c: usize, line: u32, x: u64, write: bool, now: u64) -> u32 {
         let tr = self.net.tile_router(c / self.cpt);
         let (home, bank) = self.home(x);

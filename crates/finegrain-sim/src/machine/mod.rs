@@ -274,61 +274,36 @@ impl Machine {
     /// One memory access by thread `t` to 64-byte line `line` at time `now`;
     /// returns its latency in cycles (an L1 hit costs the L1's
     /// `hit_cycles`). Updates caches, directory and counts.
-    #[inline]
+    #[inline(always)]
     pub fn access(&mut self, t: usize, line: u64, write: bool, now: u64) -> u32 {
         self.stats.accesses += 1;
         self.stats.writes += write as u64;
         let c = self.core[t] as usize;
         let x = scramble(line);
         let name = self.ids.name(x);
-        // The common case inline: a hit on the most recent line of its L1 set.
-        if let Some(l1) = self.l1.get_mut(c) {
-            if !self.perfect {
+        // The common cases inline: an L1 hit that needs nothing else.
+        match self.l1.get_mut(c) {
+            Some(l1) if !self.perfect => {
+                self.stats.l1.accesses += 1;
                 let set = l1.set_of(x);
-                if let Some(slot) = l1.find_first(set, name) {
-                    if !write {
-                        self.stats.l1.accesses += 1;
-                        self.stats.l1.hits += 1;
-                        return self.l1_hit;
-                    }
-                    let f = l1.flags(slot);
-                    if f & EXCL != 0 {
-                        self.stats.l1.accesses += 1;
-                        self.stats.l1.hits += 1;
-                        l1.set_flags(slot, f | DIRTY);
-                        return self.l1_hit;
-                    }
+                let Some(slot) = l1.lookup(set, name) else {
+                    self.stats.l1.misses += 1;
+                    return self.l1_miss(c, set, name, x, write, now);
+                };
+                self.stats.l1.hits += 1;
+                if !write {
+                    return self.l1_hit;
                 }
+                let f = l1.flags(slot);
+                if f & EXCL != 0 {
+                    l1.set_flags(slot, f | DIRTY);
+                    return self.l1_hit;
+                }
+                self.l1_hit + self.upgrade(c, name, x, now)
             }
+            _ if self.perfect => self.l1_hit,
+            _ => self.uncached(c, name, x, write, now),
         }
-        self.access_rest(c, name, x, write, now)
-    }
-
-    /// [`Machine::access`] past its inline case.
-    #[inline(never)]
-    fn access_rest(&mut self, c: usize, line: u32, x: u64, write: bool, now: u64) -> u32 {
-        if self.perfect {
-            return self.l1_hit;
-        }
-        let Some(l1) = self.l1.get_mut(c) else {
-            return self.uncached(c, line, x, write, now);
-        };
-        self.stats.l1.accesses += 1;
-        let set = l1.set_of(x);
-        if let Some(slot) = l1.lookup(set, line) {
-            self.stats.l1.hits += 1;
-            if !write {
-                return self.l1_hit;
-            }
-            let f = l1.flags(slot);
-            if f & EXCL != 0 {
-                l1.set_flags(slot, f | DIRTY);
-                return self.l1_hit;
-            }
-            return self.l1_hit + self.upgrade(c, line, x, now);
-        }
-        self.stats.l1.misses += 1;
-        self.l1_miss(c, set, line, x, write, now)
     }
 
     /// Network latency in cycles of a short message between two threads'
