@@ -100,6 +100,13 @@ mod stats;
 
 pub use preset::{preset, presets, CacheCfg, NetCfg, Preset, SpmCfg, Topology};
 pub use server::Server;
+
+/// Asks the host CPU to bring the cache line of `*p` closer (a hint: it
+/// changes nothing but timing).
+#[inline(always)]
+pub(crate) fn prefetch<T>(p: &T) {
+    cache::prefetch(p)
+}
 pub use stats::{LevelStats, MemStats};
 
 use crate::SimError;
