@@ -314,6 +314,9 @@ impl Cache {
     pub fn lookup(&mut self, set: usize, line: u32) -> Option<Slot> {
         let base = self.base(set)?;
         let tag = !line;
+        if self.ways == 4 {
+            return self.lookup4(base, tag);
+        }
         let tags = &self.tags[self.toff + base..self.toff + base + self.ways];
         if tags[0] == tag {
             return Some(base);
@@ -328,6 +331,34 @@ impl Cache {
         push_front(self.tags_mut(base, k + 1), tag);
         let f = self.flags[self.foff + base + k];
         push_front(self.flags_mut(base, k + 1), f);
+        Some(base)
+    }
+
+    /// [`Cache::lookup`] in a 4-way set (an L1's), without branches on
+    /// the way: the set's tags as one `u128`, its flags as one `u64`.
+    #[inline(always)]
+    fn lookup4(&mut self, base: usize, tag: u32) -> Option<Slot> {
+        let (t0, f0) = (self.toff + base, self.foff + base);
+        let t: &mut [u32; 4] = (&mut self.tags[t0..t0 + 4]).try_into().expect("4 ways");
+        let m = (t[0] == tag) as u32 | ((t[1] == tag) as u32) << 1 | ((t[2] == tag) as u32) << 2 | ((t[3] == tag) as u32) << 3;
+        if m == 0 {
+            return None;
+        }
+        let k = m.trailing_zeros() as usize;
+        if k > 0 {
+            // Ways 0..k move up by one, way k comes to the front.
+            const ABOVE: [u128; 4] = [!0 << 32, !0 << 64, !0 << 96, 0];
+            let v = t[0] as u128 | (t[1] as u128) << 32 | (t[2] as u128) << 64 | (t[3] as u128) << 96;
+            let below = v & !(!0u128 << (32 * k));
+            let v = (v & ABOVE[k]) | below << 32 | tag as u128;
+            *t = [v as u32, (v >> 32) as u32, (v >> 64) as u32, (v >> 96) as u32];
+            const FABOVE: [u64; 4] = [!0 << 16, !0 << 32, !0 << 48, 0];
+            let f: &mut [u16; 4] = (&mut self.flags[f0..f0 + 4]).try_into().expect("4 ways");
+            let v = f[0] as u64 | (f[1] as u64) << 16 | (f[2] as u64) << 32 | (f[3] as u64) << 48;
+            let fk = (v >> (16 * k)) & 0xFFFF;
+            let v = (v & FABOVE[k]) | (v & !(!0u64 << (16 * k))) << 16 | fk;
+            *f = [v as u16, (v >> 16) as u16, (v >> 32) as u16, (v >> 48) as u16];
+        }
         Some(base)
     }
 
