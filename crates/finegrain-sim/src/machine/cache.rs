@@ -26,6 +26,8 @@ pub(crate) const DIRTY: u16 = 2;
 /// L2 only: bit `PRESENT_SHIFT + i` says core `i` of the tile has the line in its L1.
 pub(crate) const PRESENT_SHIFT: u32 = 2;
 
+use super::pool;
+
 /// Tags are stored bit-inverted, so that an empty way is 0 and a new
 /// cache's arrays are zeroed memory the OS maps lazily (compact names are
 /// below `u32::MAX`).
@@ -86,6 +88,14 @@ pub(crate) fn huge_pages<T>(v: &Vec<T>) {
                 madvise(start as *mut std::ffi::c_void, end - start, MADV_HUGEPAGE);
             }
         }
+    }
+}
+
+impl Drop for Cache {
+    fn drop(&mut self) {
+        pool::recycle(std::mem::take(&mut self.tags));
+        pool::recycle(std::mem::take(&mut self.flags));
+        pool::recycle(std::mem::take(&mut self.index));
     }
 }
 
@@ -194,29 +204,28 @@ impl Cache {
             toff: 0,
             flags: Vec::new(),
             foff: 0,
-            index: if dense { Vec::new() } else { vec![0; all] },
+            index: if dense { Vec::new() } else { pool::zeroed(all) },
             blocks: 0,
         };
         if dense {
             c.alloc(all * ways);
         }
-        huge_pages(&c.index);
         c
     }
 
     /// Fresh arrays for `slots` ways (empty), keeping the contents of the
     /// blocks given out.
     fn alloc(&mut self, slots: usize) {
-        let mut tags = vec![EMPTY; slots + 16];
-        let mut flags = vec![0u16; slots + 32];
+        let mut tags: Vec<u32> = pool::zeroed(slots + 16);
+        let mut flags: Vec<u16> = pool::zeroed(slots + 32);
         let toff = aligned_start(&tags, (self.ways * 4).next_power_of_two().min(64));
         let foff = aligned_start(&flags, (self.ways * 2).next_power_of_two().min(64));
         let used = self.blocks * self.ways;
         tags[toff..toff + used].copy_from_slice(&self.tags[self.toff..self.toff + used]);
         flags[foff..foff + used].copy_from_slice(&self.flags[self.foff..self.foff + used]);
-        huge_pages(&tags);
-        huge_pages(&flags);
-        (self.tags, self.toff, self.flags, self.foff) = (tags, toff, flags, foff);
+        pool::recycle(std::mem::replace(&mut self.tags, tags));
+        pool::recycle(std::mem::replace(&mut self.flags, flags));
+        (self.toff, self.foff) = (toff, foff);
     }
 
     /// Caches side by side (0: the level is absent).

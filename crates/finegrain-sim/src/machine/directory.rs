@@ -43,6 +43,14 @@ impl Tiles {
     }
 }
 
+use super::pool;
+
+impl Drop for Directory {
+    fn drop(&mut self) {
+        pool::recycle(std::mem::take(&mut self.slots));
+    }
+}
+
 /// A key with this bit has its sharers in [`Directory::many`] (the value is
 /// the index); without it, the value is the bit mask of tiles 0..=31.
 const MANY: u32 = 1 << 31;
@@ -64,7 +72,7 @@ pub(crate) struct Directory {
 
 impl Default for Directory {
     fn default() -> Self {
-        Directory { slots: vec![[0, 0]; DIR_MIN_SLOTS], shift: 64 - DIR_MIN_SLOTS.trailing_zeros(), len: 0, many: Vec::new(), free: Vec::new() }
+        Directory { slots: pool::zeroed(DIR_MIN_SLOTS), shift: 64 - DIR_MIN_SLOTS.trailing_zeros(), len: 0, many: Vec::new(), free: Vec::new() }
     }
 }
 
@@ -153,18 +161,18 @@ impl Directory {
     }
 
     fn grow(&mut self) {
-        let old = std::mem::take(&mut self.slots);
-        self.slots = vec![[0, 0]; old.len() * 2];
-        super::cache::huge_pages(&self.slots);
+        let bigger = pool::zeroed(self.slots.len() * 2);
+        let old = std::mem::replace(&mut self.slots, bigger);
         self.shift -= 1;
         let mask = self.mask();
-        for e in old.into_iter().filter(|e| e[0] != 0) {
+        for &e in old.iter().filter(|e| e[0] != 0) {
             let mut i = self.home_slot(e[0] & !MANY);
             while self.slots[i][0] != 0 {
                 i = (i + 1) & mask;
             }
             self.slots[i] = e;
         }
+        pool::recycle(old);
     }
 
     /// Empties slot `i`, shifting back the entries after it.

@@ -94,6 +94,7 @@ mod directory;
 mod lines;
 mod memory;
 mod network;
+mod pool;
 mod preset;
 mod server;
 mod stats;
