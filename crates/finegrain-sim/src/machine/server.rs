@@ -95,10 +95,18 @@ impl Server {
             self.ring = ring;
         }
         let mask = self.ring.len() - 1;
-        let from = (self.base as usize).wrapping_add(self.len);
-        // The new windows' slots, one by one: usually a few.
-        for k in 0..i + 1 - self.len {
-            self.ring[from.wrapping_add(k) & mask] = [0, 0];
+        let from = (self.base as usize).wrapping_add(self.len) & mask;
+        let n = i + 1 - self.len;
+        if n <= 8 {
+            // Usually a few: one by one (a call of `memset` costs more).
+            for k in 0..n {
+                self.ring[(from + k) & mask] = [0, 0];
+            }
+        } else {
+            // In at most two runs (the ring wraps).
+            let first = n.min(self.ring.len() - from);
+            self.ring[from..from + first].fill([0, 0]);
+            self.ring[..n - first].fill([0, 0]);
         }
         self.len = i + 1;
     }
