@@ -186,6 +186,7 @@ pub(crate) struct Cache {
 }
 
 impl Cache {
+    #[cfg(test)]
     pub fn new(bytes: usize, ways: usize) -> Cache {
         Cache::parts(1, bytes, ways)
     }
@@ -243,7 +244,7 @@ impl Cache {
 
     /// The set of a scrambled line number (already divided by the bank count
     /// for a banked level).
-    #[inline]
+    #[cfg(test)]
     pub fn set_of(&self, x: u64) -> usize {
         self.sets.rem(x)
     }

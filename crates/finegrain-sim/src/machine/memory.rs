@@ -61,9 +61,9 @@ impl Machine {
         if !tile_excl {
             lat += self.fetch(tile, line, x, true, false, now + lat as u64).0;
         }
-        let set = self.l1[c].set_of(x);
-        if let Some(slot) = self.l1[c].find(set, line) {
-            self.l1[c].or_flags(slot, EXCL | DIRTY);
+        let set = self.l1.set_in(c, x);
+        if let Some(slot) = self.l1.find(set, line) {
+            self.l1.or_flags(slot, EXCL | DIRTY);
         }
         lat
     }
@@ -74,8 +74,8 @@ impl Machine {
         for i in present(f) {
             let o = tile * self.cpt + i;
             if o != c {
-                let set = self.l1[o].set_of(x);
-                if self.l1[o].remove(set, line).is_some() {
+                let set = self.l1.set_in(o, x);
+                if self.l1.remove(set, line).is_some() {
                     self.stats.invalidations += 1;
                 }
             }
@@ -108,7 +108,7 @@ impl Machine {
             let bank = tile * self.l2_banks_n() + self.l2_banks.rem(x);
             self.l2_servers[bank].prefetch(now + self.l1_hit as u64);
             // The L1 victim's L2 set: its presence bit is cleared at the end.
-            if let Some(v) = self.l1[c].last_line(set) {
+            if let Some(v) = self.l1.last_line(set) {
                 self.l2.prefetch_set(self.l2.set_in(tile, self.ids.line(v)));
             }
         }
@@ -143,9 +143,9 @@ impl Machine {
                     let others = f & !me;
                     for i in present(others) {
                         let o = tile * self.cpt + i;
-                        let s1 = self.l1[o].set_of(x);
-                        if let Some(sl) = self.l1[o].find(s1, line) {
-                            self.l1[o].and_flags(sl, !EXCL);
+                        let s1 = self.l1.set_in(o, x);
+                        if let Some(sl) = self.l1.find(s1, line) {
+                            self.l1.and_flags(sl, !EXCL);
                         }
                     }
                     self.l2.set_flags(slot, f | me);
@@ -167,7 +167,7 @@ impl Machine {
             excl = e;
         }
         let f = if excl { EXCL } else { 0 } | if write { DIRTY } else { 0 };
-        if let Some((v, vf)) = self.l1[c].insert(set, line, f) {
+        if let Some((v, vf)) = self.l1.insert(set, line, f) {
             self.evict_l1(c, v, vf, now + lat as u64);
         }
         lat
@@ -243,15 +243,15 @@ impl Machine {
                 self.stats.invalidations += 1;
                 for i in present(f) {
                     let o = s * self.cpt + i;
-                    let s1 = self.l1[o].set_of(x);
-                    if self.l1[o].remove(s1, line).is_some() {
+                    let s1 = self.l1.set_in(o, x);
+                    if self.l1.remove(s1, line).is_some() {
                         self.stats.invalidations += 1;
                     }
                 }
             }
         } else {
-            let set = self.l1[s].set_of(x);
-            if self.l1[s].remove(set, line).is_some() {
+            let set = self.l1.set_in(s, x);
+            if self.l1.remove(set, line).is_some() {
                 self.stats.invalidations += 1;
             }
         }
@@ -266,16 +266,16 @@ impl Machine {
                 self.l2.set_flags(slot, f & !EXCL);
                 for i in present(f) {
                     let o = s * self.cpt + i;
-                    let s1 = self.l1[o].set_of(x);
-                    if let Some(sl) = self.l1[o].find(s1, line) {
-                        self.l1[o].and_flags(sl, !EXCL);
+                    let s1 = self.l1.set_in(o, x);
+                    if let Some(sl) = self.l1.find(s1, line) {
+                        self.l1.and_flags(sl, !EXCL);
                     }
                 }
             }
         } else {
-            let set = self.l1[s].set_of(x);
-            if let Some(sl) = self.l1[s].find(set, line) {
-                self.l1[s].and_flags(sl, !EXCL);
+            let set = self.l1.set_in(s, x);
+            if let Some(sl) = self.l1.find(set, line) {
+                self.l1.and_flags(sl, !EXCL);
             }
         }
     }
@@ -347,8 +347,8 @@ impl Machine {
         let vx = self.ids.line(v);
         for i in present(vf) {
             let o = tile * self.cpt + i;
-            let s1 = self.l1[o].set_of(vx);
-            if let Some(f) = self.l1[o].remove(s1, v) {
+            let s1 = self.l1.set_in(o, vx);
+            if let Some(f) = self.l1.remove(s1, v) {
                 self.stats.back_invalidations += 1;
                 dirty |= f & DIRTY != 0;
             }
@@ -402,7 +402,7 @@ impl Machine {
     fn evict_l3(&mut self, v: u32, vf: u16, at: u64) {
         let mut dirty = vf & DIRTY != 0;
         let vx = self.ids.line(v);
-        if !self.l3_victim && !self.l1.is_empty() {
+        if !self.l3_victim && self.l1.n_parts() > 0 {
             let holders = self.dir.tiles(v);
             for s in holders.iter() {
                 let before = self.stats.invalidations;
@@ -429,12 +429,12 @@ impl Machine {
             f & DIRTY != 0
                 || present(f).any(|i| {
                     let o = s * self.cpt + i;
-                    let s1 = self.l1[o].set_of(vx);
-                    self.l1[o].find(s1, v).is_some_and(|sl| self.l1[o].flags(sl) & DIRTY != 0)
+                    let s1 = self.l1.set_in(o, vx);
+                    self.l1.find(s1, v).is_some_and(|sl| self.l1.flags(sl) & DIRTY != 0)
                 })
         } else {
-            let set = self.l1[s].set_of(vx);
-            self.l1[s].find(set, v).is_some_and(|sl| self.l1[s].flags(sl) & DIRTY != 0)
+            let set = self.l1.set_in(s, vx);
+            self.l1.find(set, v).is_some_and(|sl| self.l1.flags(sl) & DIRTY != 0)
         }
     }
 

@@ -127,7 +127,8 @@ pub struct Machine {
     tiles: usize,
     /// Core of each thread.
     core: Vec<u32>,
-    l1: Vec<Cache>,
+    /// A part per core (none without data caches).
+    l1: Cache,
     l1_hit: u32,
     /// A part per tile (none without an L2).
     l2: Cache,
@@ -183,7 +184,7 @@ impl Machine {
         let chip_tiles = if p.tile_scaled { used_tiles } else { p.tiles() };
         let scale = if p.tile_scaled { chip_tiles } else { 1 };
         let cached = p.l1.bytes > 0;
-        let l1 = if cached { (0..used_cores).map(|_| Cache::new(p.l1.bytes, p.l1.ways)).collect() } else { Vec::new() };
+        let l1 = if cached { Cache::parts(used_cores, p.l1.bytes, p.l1.ways) } else { Cache::parts(0, 64, 1) };
         let (l2, l2_servers, l2_hit, l2_busy, l2_nb) = match p.l2.filter(|_| cached) {
             Some(c) => (
                 Cache::parts(used_tiles, c.bytes, c.ways),
@@ -290,10 +291,10 @@ impl Machine {
         let x = scramble(line);
         let name = self.ids.name(x);
         // The common cases inline: an L1 hit that needs nothing else.
-        match self.l1.get_mut(c) {
-            Some(l1) if !self.perfect => {
+        match &mut self.l1 {
+            l1 if l1.n_parts() > 0 && !self.perfect => {
                 self.stats.l1.accesses += 1;
-                let set = l1.set_of(x);
+                let set = l1.set_in(c, x);
                 let Some(slot) = l1.lookup(set, name) else {
                     self.stats.l1.misses += 1;
                     return self.l1_miss(c, set, name, x, write, now);
@@ -367,7 +368,7 @@ impl Machine {
 
     /// Heap bytes the model holds (caches, directory, network, servers).
     pub fn heap_bytes(&self) -> usize {
-        let caches: usize = self.l1.iter().chain([&self.l2, &self.l3]).map(Cache::heap_bytes).sum();
+        let caches: usize = [&self.l1, &self.l2, &self.l3].into_iter().map(Cache::heap_bytes).sum();
         let servers = (self.l2_servers.len() + self.l3_servers.len() + self.mem_servers.len()) * 4 * 2 * Server::HISTORY as usize;
         caches + self.dir.heap_bytes() + self.ids.heap_bytes() + self.net.heap_bytes() + servers + self.core.capacity() * 4
     }
