@@ -108,7 +108,7 @@ impl Directory {
     /// Asks the host to bring `line`'s slot into its cache.
     #[inline]
     pub fn prefetch(&self, line: u32) {
-        super::cache::prefetch(&self.slots[self.home_slot(line + 1)]);
+        super::host::prefetch(&self.slots[self.home_slot(line + 1)]);
     }
 
     #[inline]

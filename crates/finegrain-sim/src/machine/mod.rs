@@ -91,6 +91,7 @@
 
 mod cache;
 mod directory;
+mod host;
 mod lines;
 mod memory;
 mod network;
@@ -102,12 +103,7 @@ mod stats;
 pub use preset::{preset, presets, CacheCfg, NetCfg, Preset, SpmCfg, Topology};
 pub use server::Server;
 
-/// Asks the host CPU to bring the cache line of `*p` closer (a hint: it
-/// changes nothing but timing).
-#[inline(always)]
-pub(crate) fn prefetch<T>(p: &T) {
-    cache::prefetch(p)
-}
+pub(crate) use host::prefetch;
 pub use stats::{LevelStats, MemStats};
 
 use crate::SimError;

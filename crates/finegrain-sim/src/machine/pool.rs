@@ -60,7 +60,7 @@ pub(crate) fn zeroed<T: Pooled>(n: usize) -> Vec<T> {
         }
     }
     let v = vec![T::default(); n];
-    super::cache::huge_pages(&v);
+    super::host::huge_pages(&v);
     v
 }
 

@@ -117,7 +117,7 @@ impl Server {
     pub fn prefetch(&self, now: u64) {
         let w = now >> self.shift;
         if w >= self.base && !self.ring.is_empty() {
-            super::cache::prefetch(&self.ring[(w as usize) & (self.ring.len() - 1)]);
+            super::host::prefetch(&self.ring[(w as usize) & (self.ring.len() - 1)]);
         }
     }
 
