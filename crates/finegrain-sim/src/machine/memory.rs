@@ -153,6 +153,15 @@ impl Machine {
                 }
             } else {
                 self.stats.l2.misses += 1;
+                // The fill below will likely evict the set's last line: start
+                // the host's loads of its directory slot and L3 set meanwhile.
+                if let Some(v) = self.l2.last_line(set2) {
+                    self.dir.prefetch(v);
+                    if self.l3.n_parts() > 0 {
+                        let vx = self.ids.line(v);
+                        self.l3.prefetch_set(self.l3.set_in(self.l3_banks.rem(vx), self.l3_banks.div(vx)));
+                    }
+                }
                 let (l, e) = self.fetch(tile, line, x, write, true, now + lat as u64);
                 lat += l;
                 excl = e;
