@@ -95,6 +95,10 @@ pub(crate) struct Ctx<'g> {
     pub policy: Option<Policy>,
     pub cfg: SimConfig,
     pub w: Vec<Worker>,
+    /// Per worker, the step its top frame is at when its last turn ended
+    /// and, for a work step, its next line run (`u32::MAX`: none); hints
+    /// to prefetch before its next turn only.
+    pub next_step: Vec<[u32; 2]>,
     /// Workers asleep now.
     pub sleeping: usize,
     /// Per latch, its tasks not yet ended; per loop, its leaves not yet ended.
@@ -148,6 +152,7 @@ impl<'g> Ctx<'g> {
             policy,
             cfg: cfg.clone(),
             w,
+            next_step: vec![[u32::MAX; 2]; n],
             sleeping: 0,
             latch_left: g.latch_counts(),
             loop_left: g.loops.iter().map(|l| l.leaves).collect(),
@@ -180,6 +185,25 @@ impl<'g> Ctx<'g> {
     fn push_event(&mut self, at: u64, ev: Ev) {
         self.seq += 1;
         self.heap.push(Reverse(event_key(at, self.seq, ev)));
+    }
+
+    /// Asks the host to bring into its cache what the next event's turn
+    /// reads first (a hint: it changes nothing but timing).
+    #[inline]
+    pub(crate) fn prefetch_next(&self) {
+        if let Some(&Reverse(k)) = self.heap.peek() {
+            if let Ev::Turn(w) = event_of(k) {
+                let w = w as usize;
+                crate::machine::prefetch(&self.w[w]);
+                let [step, run] = self.next_step[w];
+                if let Some(s) = self.g.steps.get(step as usize) {
+                    crate::machine::prefetch(s);
+                }
+                if let Some(r) = self.g.lines.get(run as usize) {
+                    crate::machine::prefetch(r);
+                }
+            }
+        }
     }
 
     /// The next event, earliest first (ties in the order they were queued).

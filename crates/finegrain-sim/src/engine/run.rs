@@ -146,10 +146,15 @@ impl<'g, M: SimMechanism> Sim<'g, M> {
             match ev {
                 Ev::Turn(w) => {
                     let w = w as usize;
+                    self.cx.prefetch_next();
                     self.cx.w[w].active = false;
                     self.cx.turning = w as u32;
                     self.turn(w, at);
                     self.cx.turning = NONE;
+                    self.cx.next_step[w] = match self.cx.w[w].stack.last() {
+                        Some(&Frame::Task { step, pos, .. }) => [step, if pos.started { pos.run } else { u32::MAX }],
+                        _ => [u32::MAX; 2],
+                    };
                 }
                 Ev::Msg(slot) => self.mech.deliver(&mut self.cx, slot, at),
             }

@@ -2,13 +2,13 @@
 //!
 //! A set keeps its lines in recency order, most recent first: a hit moves
 //! the line to the front, a fill goes to the front and pushes the last one
-//! out. A set's tags (full line numbers) and 16-bit state flags sit side
-//! by side in one flat array, so a lookup touches few host cache lines.
-//! Caches up to 128 K ways (8 MB) are dense, in zeroed memory that the OS
-//! maps as it is touched; larger ones allocate a set's ways the first time
-//! a line is filled into it, so a 2 GB chip-wide L3 costs memory only for
-//! the sets a run touches (a `u32` per set plus 10 bytes per way of a
-//! touched set).
+//! out. Lines are the machine's compact 32-bit names (`lines.rs`); a set's
+//! tags are adjacent and aligned (a 16-way set's fill one host cache line),
+//! its 16-bit state flags likewise in a second array. Caches up to 128 K
+//! ways (8 MB) are dense, in zeroed memory that the OS maps as it is
+//! touched; larger ones give a set its ways the first time a line is
+//! filled into it, so a 2 GB chip-wide L3 costs memory only for the sets a
+//! run touches (a `u32` per set plus 6 bytes per way of a touched set).
 //!
 //! **Set index.** Traces name lines by `(region, offset)`, so many regions
 //! start at the same low line bits and would alias under plain modulo
@@ -26,10 +26,13 @@ pub(crate) const DIRTY: u16 = 2;
 /// L2 only: bit `PRESENT_SHIFT + i` says core `i` of the tile has the line in its L1.
 pub(crate) const PRESENT_SHIFT: u32 = 2;
 
+use super::host::prefetch;
+use super::pool;
+
 /// Tags are stored bit-inverted, so that an empty way is 0 and a new
-/// cache's arrays are zeroed memory the OS maps lazily (line `u64::MAX`
-/// cannot be cached).
-const EMPTY: u64 = 0;
+/// cache's arrays are zeroed memory the OS maps lazily (compact names are
+/// below `u32::MAX`).
+const EMPTY: u32 = 0;
 /// Caches with more ways in all than this allocate their sets lazily.
 const DENSE_MAX_SLOTS: usize = 1 << 17;
 
@@ -40,52 +43,11 @@ pub(crate) fn scramble(line: u64) -> u64 {
     line ^ ((line >> 16).wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 48)
 }
 
-/// Asks the host CPU to bring the cache line of `*p` closer (a hint: it
-/// changes nothing but timing).
-#[inline(always)]
-pub(crate) fn prefetch<T>(p: &T) {
-    #[cfg(target_arch = "x86_64")]
-    {
-        use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
-        // SAFETY: a prefetch never faults and has no architectural effect;
-        // SSE is part of the x86_64 baseline.
-        #[allow(unused_unsafe)]
-        unsafe {
-            _mm_prefetch::<_MM_HINT_T0>(p as *const T as *const i8)
-        };
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    let _ = p;
-}
-
-/// Asks the kernel to back `v`'s memory with huge pages where it can
-/// (Linux transparent huge pages in `madvise` mode): the caches and the
-/// directory are tens of megabytes read at random, and with 4 KB pages most
-/// of their accesses miss the host's TLB. A hint: it changes nothing but
-/// timing (and memory is still only taken as it is touched, if in 2 MB steps).
-#[allow(clippy::ptr_arg)] // its capacity, not only its length
-pub(crate) fn huge_pages<T>(v: &Vec<T>) {
-    let bytes = v.capacity() * std::mem::size_of::<T>();
-    if bytes < 4 << 20 {
-        return;
-    }
-    #[cfg(target_os = "linux")]
-    {
-        extern "C" {
-            fn madvise(addr: *mut std::ffi::c_void, len: usize, advice: i32) -> i32;
-        }
-        const MADV_HUGEPAGE: i32 = 14;
-        const PAGE: usize = 4096;
-        let start = (v.as_ptr() as usize).next_multiple_of(PAGE);
-        let end = (v.as_ptr() as usize + bytes) & !(PAGE - 1);
-        if end > start {
-            // SAFETY: the range lies within `v`'s allocation and is page
-            // aligned; MADV_HUGEPAGE changes no contents, only how the
-            // kernel backs the pages (an error, e.g. THP disabled, is ignored).
-            unsafe {
-                madvise(start as *mut std::ffi::c_void, end - start, MADV_HUGEPAGE);
-            }
-        }
+impl Drop for Cache {
+    fn drop(&mut self) {
+        pool::recycle(std::mem::take(&mut self.tags));
+        pool::recycle(std::mem::take(&mut self.flags));
+        pool::recycle(std::mem::take(&mut self.index));
     }
 }
 
@@ -120,28 +82,63 @@ impl Modulus {
     }
 }
 
-/// A slot: `block base << 5 | way`.
+/// A slot: the index of a way in the cache's arrays (`block * ways + way`).
 pub(crate) type Slot = usize;
+
+/// Index of the first element of `v` at an `align`-byte boundary.
+fn aligned_start<T>(v: &[T], align: usize) -> usize {
+    let p = v.as_ptr() as usize;
+    (p.next_multiple_of(align) - p) / std::mem::size_of::<T>()
+}
+
+/// Moves `v[..n - 1]` up by one and puts `first` at `v[0]`; returns the old
+/// `v[n - 1]`. An element at a time: sets are a few ways, and a call of
+/// `memmove` would cost more.
+#[inline(always)]
+fn push_front<T: Copy>(v: &mut [T], first: T) -> T {
+    let mut carry = first;
+    for e in v.iter_mut() {
+        std::mem::swap(e, &mut carry);
+    }
+    carry
+}
+
+/// Moves `v[1..]` down by one and puts `last` at the end; returns the old `v[0]`.
+#[inline(always)]
+fn push_back<T: Copy>(v: &mut [T], last: T) -> T {
+    let mut carry = last;
+    for e in v.iter_mut().rev() {
+        std::mem::swap(e, &mut carry);
+    }
+    carry
+}
 
 /// One cache, or several of the same shape side by side (`parts`: a
 /// level's per-tile caches or banks), their sets numbered part by part in
 /// one array, so that a level is one allocation the host can back with
-/// huge pages.
+/// huge pages. Lines are the machine's compact names (`lines.rs`).
 #[derive(Clone, Debug)]
 pub(crate) struct Cache {
     sets: Modulus,
     ways: usize,
     parts: usize,
-    /// Words per set: `ways` tags, then the ways' 16-bit flags, four a word
-    /// (one set's tags and flags are adjacent in memory).
-    block: usize,
-    data: Vec<u64>,
+    /// Per block (a set's ways), its tags, most recent first, from
+    /// `tags[toff]` on (a block starts at a multiple of its size in bytes,
+    /// up to a host cache line).
+    tags: Vec<u32>,
+    toff: usize,
+    /// The ways' 16-bit flags, in the same layout from `flags[foff]`.
+    flags: Vec<u16>,
+    foff: usize,
     /// Lazy caches: per set, 0 (no ways yet) or 1 + its block.
     /// Empty for a dense cache, whose set `s` is block `s`.
     index: Vec<u32>,
+    /// Lazy caches: blocks given out.
+    blocks: usize,
 }
 
 impl Cache {
+    #[cfg(test)]
     pub fn new(bytes: usize, ways: usize) -> Cache {
         Cache::parts(1, bytes, ways)
     }
@@ -150,20 +147,38 @@ impl Cache {
     pub fn parts(parts: usize, bytes: usize, ways: usize) -> Cache {
         let ways = ways.clamp(1, 32);
         let nsets = (bytes / 64 / ways).max(1);
-        let block = ways + ways.div_ceil(4);
         let dense = nsets * ways <= DENSE_MAX_SLOTS;
         let all = nsets * parts;
-        let c = Cache {
+        let mut c = Cache {
             sets: Modulus::new(nsets),
             ways,
             parts,
-            block,
-            data: vec![EMPTY; if dense { all * block } else { 0 }],
-            index: if dense { Vec::new() } else { vec![0; all] },
+            tags: Vec::new(),
+            toff: 0,
+            flags: Vec::new(),
+            foff: 0,
+            index: if dense { Vec::new() } else { pool::zeroed(all) },
+            blocks: 0,
         };
-        huge_pages(&c.data);
-        huge_pages(&c.index);
+        if dense {
+            c.alloc(all * ways);
+        }
         c
+    }
+
+    /// Fresh arrays for `slots` ways (empty), keeping the contents of the
+    /// blocks given out.
+    fn alloc(&mut self, slots: usize) {
+        let mut tags: Vec<u32> = pool::zeroed(slots + 16);
+        let mut flags: Vec<u16> = pool::zeroed(slots + 32);
+        let toff = aligned_start(&tags, (self.ways * 4).next_power_of_two().min(64));
+        let foff = aligned_start(&flags, (self.ways * 2).next_power_of_two().min(64));
+        let used = self.blocks * self.ways;
+        tags[toff..toff + used].copy_from_slice(&self.tags[self.toff..self.toff + used]);
+        flags[foff..foff + used].copy_from_slice(&self.flags[self.foff..self.foff + used]);
+        pool::recycle(std::mem::replace(&mut self.tags, tags));
+        pool::recycle(std::mem::replace(&mut self.flags, flags));
+        (self.toff, self.foff) = (toff, foff);
     }
 
     /// Caches side by side (0: the level is absent).
@@ -181,42 +196,56 @@ impl Cache {
 
     /// The set of a scrambled line number (already divided by the bank count
     /// for a banked level).
-    #[inline]
+    #[cfg(test)]
     pub fn set_of(&self, x: u64) -> usize {
         self.sets.rem(x)
     }
 
+    /// The slot of `set`'s first way.
     #[inline]
     fn base(&self, set: usize) -> Option<usize> {
         if self.index.is_empty() {
-            Some(set * self.block)
+            Some(set * self.ways)
         } else {
             match self.index[set] {
                 0 => None,
-                b => Some((b as usize - 1) * self.block),
+                b => Some((b as usize - 1) * self.ways),
             }
         }
+    }
+
+    #[inline]
+    fn tags_mut(&mut self, base: usize, n: usize) -> &mut [u32] {
+        &mut self.tags[self.toff + base..self.toff + base + n]
+    }
+
+    #[inline]
+    fn flags_mut(&mut self, base: usize, n: usize) -> &mut [u16] {
+        &mut self.flags[self.foff + base..self.foff + base + n]
+    }
+
+    /// The way of the set at slot `base` holding tag `tag`.
+    #[inline(always)]
+    fn way_of(&self, base: usize, tag: u32) -> Option<usize> {
+        self.tags[self.toff + base..self.toff + base + self.ways].iter().position(|&t| t == tag)
     }
 
     /// The line in `set`'s least recent way, when the set is full (the one
     /// a fill would evict).
     #[inline]
-    pub fn last_line(&self, set: usize) -> Option<u64> {
+    pub fn last_line(&self, set: usize) -> Option<u32> {
         let base = self.base(set)?;
-        let t = self.data[base + self.ways - 1];
+        let t = self.tags[self.toff + base + self.ways - 1];
         (t != EMPTY).then_some(!t)
     }
 
-    /// Asks the host to bring `set` into its cache (its tags' first two
-    /// host lines; for a lazy cache, its index entry).
+    /// Asks the host to bring `set`'s tags and flags into its cache (for a
+    /// lazy cache, its index entry).
     #[inline]
     pub fn prefetch_set(&self, set: usize) {
         if self.index.is_empty() {
-            let b = set * self.block;
-            prefetch(&self.data[b]);
-            if self.ways > 8 {
-                prefetch(&self.data[b + 8]);
-            }
+            prefetch(&self.tags[self.toff + set * self.ways]);
+            prefetch(&self.flags[self.foff + set * self.ways]);
         } else {
             prefetch(&self.index[set]);
         }
@@ -226,150 +255,133 @@ impl Cache {
         if let Some(b) = self.base(set) {
             return b;
         }
-        let base = self.data.len();
-        let cap = self.data.capacity();
-        self.data.resize(base + self.block, EMPTY);
-        if self.data.capacity() != cap {
-            huge_pages(&self.data);
+        let need = (self.blocks + 1) * self.ways;
+        if self.toff + need > self.tags.len() || self.foff + need > self.flags.len() {
+            self.alloc((2 * need).max(1 << 10));
         }
-        self.index[set] = (base / self.block) as u32 + 1;
-        base
-    }
-
-    #[inline]
-    fn flag_at(&self, base: usize, k: usize) -> u16 {
-        (self.data[base + self.ways + k / 4] >> (16 * (k % 4))) as u16
-    }
-
-    #[inline]
-    fn put_flag(&mut self, base: usize, k: usize, f: u16) {
-        let w = &mut self.data[base + self.ways + k / 4];
-        let sh = 16 * (k % 4);
-        *w = (*w & !(0xFFFF << sh)) | ((f as u64) << sh);
-    }
-
-    /// Moves ways `0..k` (tags and flags) one way up, to `1..=k`; way `k`'s
-    /// old contents are lost and way 0 keeps a stale copy (the caller
-    /// overwrites it). The flags move a word (four ways) at a time.
-    #[inline]
-    fn shift_up(&mut self, base: usize, k: usize) {
-        if k == 0 {
-            return;
-        }
-        self.data.copy_within(base..base + k, base + 1);
-        let f = &mut self.data[base + self.ways..base + self.ways + k / 4 + 1];
-        // Lanes of the last word at or below way k take the shifted value.
-        let top = k % 4;
-        let low = if top == 3 { u64::MAX } else { (1u64 << (16 * (top + 1))) - 1 };
-        let last = f.len() - 1;
-        let mut shifted = [0u64; 9];
-        for j in 0..=last {
-            shifted[j] = f[j] << 16 | if j > 0 { f[j - 1] >> 48 } else { 0 };
-        }
-        f[..last].copy_from_slice(&shifted[..last]);
-        f[last] = (shifted[last] & low) | (f[last] & !low);
-    }
-
-    /// Moves ways `k + 1..ways` one way down, to `k..ways - 1`, and
-    /// empties the last way. The flags move a word at a time (lanes past
-    /// the last way are always 0).
-    #[inline]
-    fn shift_down(&mut self, base: usize, k: usize) {
-        let w = self.ways;
-        self.data.copy_within(base + k + 1..base + w, base + k);
-        self.data[base + w - 1] = EMPTY;
-        let f = &mut self.data[base + w + k / 4..base + w + w.div_ceil(4)];
-        let keep = (1u64 << (16 * (k % 4))) - 1; // lanes below way k
-        let first = f[0];
-        for j in 0..f.len() {
-            let next = if j + 1 < f.len() { f[j + 1] << 48 } else { 0 };
-            f[j] = f[j] >> 16 | next;
-        }
-        f[0] = (f[0] & !keep) | (first & keep);
+        self.blocks += 1;
+        self.index[set] = self.blocks as u32;
+        (self.blocks - 1) * self.ways
     }
 
     /// The slot holding `line` in `set`, without touching its recency.
     #[inline]
-    pub fn find(&self, set: usize, line: u64) -> Option<Slot> {
+    pub fn find(&self, set: usize, line: u32) -> Option<Slot> {
         let base = self.base(set)?;
-        let tag = !line;
-        self.data[base..base + self.ways].iter().position(|&t| t == tag).map(|k| base << 5 | k)
+        self.way_of(base, !line).map(|k| base + k)
     }
 
     /// Looks `line` up and makes it the most recent (the set's first way).
-    #[inline]
-    pub fn lookup(&mut self, set: usize, line: u64) -> Option<Slot> {
+    #[inline(always)]
+    pub fn lookup(&mut self, set: usize, line: u32) -> Option<Slot> {
         let base = self.base(set)?;
         let tag = !line;
-        let tags = &self.data[base..base + self.ways];
-        if tags[0] == tag {
-            return Some(base << 5);
+        if self.ways == 4 {
+            return self.lookup4(base, tag);
         }
-        let k = tags.iter().position(|&t| t == tag)?;
-        let f = self.flag_at(base, k);
-        self.shift_up(base, k);
-        self.data[base] = tag;
-        self.put_flag(base, 0, f);
-        Some(base << 5)
+        let tags = &self.tags[self.toff + base..self.toff + base + self.ways];
+        if tags[0] == tag {
+            return Some(base);
+        }
+        let mut k = 1;
+        while tags.get(k) != Some(&tag) {
+            if k + 1 >= tags.len() {
+                return None;
+            }
+            k += 1;
+        }
+        push_front(self.tags_mut(base, k + 1), tag);
+        let f = self.flags[self.foff + base + k];
+        push_front(self.flags_mut(base, k + 1), f);
+        Some(base)
+    }
+
+    /// [`Cache::lookup`] in a 4-way set (an L1's), without branches on
+    /// the way: the set's tags as one `u128`, its flags as one `u64`.
+    #[inline(always)]
+    fn lookup4(&mut self, base: usize, tag: u32) -> Option<Slot> {
+        let (t0, f0) = (self.toff + base, self.foff + base);
+        let t: &mut [u32; 4] = (&mut self.tags[t0..t0 + 4]).try_into().expect("4 ways");
+        let m = (t[0] == tag) as u32 | ((t[1] == tag) as u32) << 1 | ((t[2] == tag) as u32) << 2 | ((t[3] == tag) as u32) << 3;
+        if m == 0 {
+            return None;
+        }
+        let k = m.trailing_zeros() as usize;
+        if k > 0 {
+            // Ways 0..k move up by one, way k comes to the front.
+            const ABOVE: [u128; 4] = [!0 << 32, !0 << 64, !0 << 96, 0];
+            let v = t[0] as u128 | (t[1] as u128) << 32 | (t[2] as u128) << 64 | (t[3] as u128) << 96;
+            let below = v & !(!0u128 << (32 * k));
+            let v = (v & ABOVE[k]) | below << 32 | tag as u128;
+            *t = [v as u32, (v >> 32) as u32, (v >> 64) as u32, (v >> 96) as u32];
+            const FABOVE: [u64; 4] = [!0 << 16, !0 << 32, !0 << 48, 0];
+            let f: &mut [u16; 4] = (&mut self.flags[f0..f0 + 4]).try_into().expect("4 ways");
+            let v = f[0] as u64 | (f[1] as u64) << 16 | (f[2] as u64) << 32 | (f[3] as u64) << 48;
+            let fk = (v >> (16 * k)) & 0xFFFF;
+            let v = (v & FABOVE[k]) | (v & !(!0u64 << (16 * k))) << 16 | fk;
+            *f = [v as u16, (v >> 16) as u16, (v >> 32) as u16, (v >> 48) as u16];
+        }
+        Some(base)
     }
 
     #[inline]
     pub fn flags(&self, slot: Slot) -> u16 {
-        self.flag_at(slot >> 5, slot & 31)
+        self.flags[self.foff + slot]
     }
 
     #[inline]
     pub fn set_flags(&mut self, slot: Slot, f: u16) {
-        self.put_flag(slot >> 5, slot & 31, f)
+        self.flags[self.foff + slot] = f;
     }
 
     #[inline]
     pub fn or_flags(&mut self, slot: Slot, f: u16) {
-        let old = self.flags(slot);
-        self.set_flags(slot, old | f)
+        self.flags[self.foff + slot] |= f;
     }
 
     #[inline]
     pub fn and_flags(&mut self, slot: Slot, mask: u16) {
-        let old = self.flags(slot);
-        self.set_flags(slot, old & mask)
+        self.flags[self.foff + slot] &= mask;
     }
 
     /// Fills `line` (absent) as the most recent; returns the evicted line and
     /// its flags when the set was full.
-    pub fn insert(&mut self, set: usize, line: u64, f: u16) -> Option<(u64, u16)> {
+    pub fn insert(&mut self, set: usize, line: u32, f: u16) -> Option<(u32, u16)> {
         let base = self.base_or_alloc(set);
         let w = self.ways;
-        let last = self.data[base + w - 1];
-        let victim = (last != EMPTY).then(|| (!last, self.flag_at(base, w - 1)));
-        self.shift_up(base, w - 1);
-        self.data[base] = !line;
-        self.put_flag(base, 0, f);
-        victim
+        let last = push_front(self.tags_mut(base, w), !line);
+        let lf = push_front(self.flags_mut(base, w), f);
+        (last != EMPTY).then_some((!last, lf))
     }
 
     /// Removes `line`; returns its flags if it was there.
-    pub fn remove(&mut self, set: usize, line: u64) -> Option<u16> {
+    pub fn remove(&mut self, set: usize, line: u32) -> Option<u16> {
         let base = self.base(set)?;
         let w = self.ways;
-        let k = self.data[base..base + w].iter().position(|&t| t == !line)?;
-        let f = self.flag_at(base, k);
-        self.shift_down(base, k);
-        Some(f)
+        let k = self.way_of(base, !line)?;
+        // Ways k + 1.. move down by one; the last becomes empty.
+        push_back(&mut self.tags_mut(base, w)[k..], EMPTY);
+        Some(push_back(&mut self.flags_mut(base, w)[k..], 0))
     }
 
     /// Heap bytes held.
     pub fn heap_bytes(&self) -> usize {
-        self.data.capacity() * 8 + self.index.capacity() * 4
+        self.tags.capacity() * 4 + self.flags.capacity() * 2 + self.index.capacity() * 4
     }
 
     /// The lines of `set`, most recent first (tests).
     #[cfg(test)]
-    pub fn lines(&self, set: usize) -> Vec<u64> {
+    pub fn lines(&self, set: usize) -> Vec<u32> {
         match self.base(set) {
             None => Vec::new(),
-            Some(b) => self.data[b..b + self.ways].iter().filter(|&&t| t != EMPTY).map(|&t| !t).collect(),
+            Some(b) => self.tags[self.toff + b..self.toff + b + self.ways].iter().filter(|&&t| t != EMPTY).map(|&t| !t).collect(),
         }
+    }
+
+    /// The flags of the `k`-th most recent line of `set` (tests).
+    #[cfg(test)]
+    pub fn flags_by_rank(&self, set: usize, k: usize) -> u16 {
+        self.flags(self.base(set).unwrap() + k)
     }
 
     #[cfg(test)]
@@ -383,8 +395,8 @@ mod tests {
     use super::*;
 
     /// Lines that all map to set 0 of `c`.
-    fn same_set(c: &Cache, n: usize) -> Vec<u64> {
-        (0u64..).filter(|&l| c.set_of(scramble(l)) == 0).take(n).collect()
+    fn same_set(c: &Cache, n: usize) -> Vec<u32> {
+        (0u32..).filter(|&l| c.set_of(scramble(l as u64)) == 0).take(n).collect()
     }
 
     #[test]
@@ -429,7 +441,11 @@ mod tests {
         assert_eq!(c.lookup(5, 7), Some(0));
         assert_eq!(c.flags(0), 0);
         let grown = c.heap_bytes() - before;
-        assert!((20 * 8..=40 * 8).contains(&grown), "{grown}");
+        assert!((16 * 6..=64 << 10).contains(&grown), "{grown}");
+        // Further sets take no more memory until the first blocks are used.
+        c.insert(9, 7, 0);
+        assert_eq!(c.heap_bytes() - before, grown);
+        assert_eq!(c.lookup(9, 7), Some(16));
         assert_eq!(c.nsets(), 65536);
     }
 
@@ -439,13 +455,13 @@ mod tests {
         // against a plain most-recent-first list.
         for ways in [1usize, 2, 3, 4, 5, 7, 8, 12, 16, 31, 32] {
             let mut c = Cache::new(ways * 64 * 4, ways);
-            let mut model: Vec<(u64, u16)> = Vec::new();
+            let mut model: Vec<(u32, u16)> = Vec::new();
             let mut x = 0x1234_5678u64 + ways as u64;
             for _ in 0..20_000 {
                 x ^= x << 13;
                 x ^= x >> 7;
                 x ^= x << 17;
-                let line = 1 + (x >> 8) % (ways as u64 + 3);
+                let line = 1 + ((x >> 8) % (ways as u64 + 3)) as u32;
                 let f = (x >> 40) as u16;
                 match x % 4 {
                     0 => {
@@ -479,7 +495,7 @@ mod tests {
                 }
                 assert_eq!(c.lines(0), model.iter().map(|e| e.0).collect::<Vec<_>>(), "{ways}");
                 for (k, e) in model.iter().enumerate() {
-                    assert_eq!(c.flag_at(0, k), e.1, "{ways}");
+                    assert_eq!(c.flags_by_rank(0, k), e.1, "{ways}");
                 }
             }
         }

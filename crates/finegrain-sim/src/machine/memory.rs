@@ -1,267 +1,13 @@
 //! The hierarchy below the L1 hit: L2, the directory, cache-to-cache
 //! transfers, the L3 and memory (see the module docs of [`super`]).
 //!
-//! The directory maps a line to the set of tiles caching it: a 16-byte
-//! slot of an open-addressing table holding the line and, when all its
-//! sharers are among tiles 0..=62, their bit mask (else the index of a
-//! 256-bit set on the side); lines nobody caches have no entry.
+//! A line is passed as its compact name (`line`, `v`: what the caches and
+//! the directory hold, `lines.rs`) and its scrambled number (`x`, `vx`:
+//! what banks, sets and homes are taken from).
 
-use super::cache::{scramble, Cache, DIRTY, EXCL, PRESENT_SHIFT};
+use super::cache::{DIRTY, EXCL, PRESENT_SHIFT};
+use super::directory::Tiles;
 use super::Machine;
-
-/// Tiles caching a line: 256 bits.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub(crate) struct Tiles([u64; 4]);
-
-impl Tiles {
-    pub(crate) fn one(t: usize) -> Tiles {
-        let mut s = Tiles::default();
-        s.add(t);
-        s
-    }
-    fn add(&mut self, t: usize) {
-        self.0[t >> 6] |= 1 << (t & 63);
-    }
-    fn remove(&mut self, t: usize) {
-        self.0[t >> 6] &= !(1 << (t & 63));
-    }
-    fn is_empty(&self) -> bool {
-        self.0 == [0; 4]
-    }
-    fn count(&self) -> u32 {
-        self.0.iter().map(|w| w.count_ones()).sum()
-    }
-    pub(crate) fn iter(self) -> impl Iterator<Item = usize> {
-        (0..4).flat_map(move |i| {
-            let mut w = self.0[i];
-            std::iter::from_fn(move || {
-                (w != 0).then(|| {
-                    let b = w.trailing_zeros() as usize;
-                    w &= w - 1;
-                    i * 64 + b
-                })
-            })
-        })
-    }
-}
-
-/// A value with this bit is an index into [`Directory::many`]; without it,
-/// the bit mask of tiles 0..=62 itself.
-const MANY: u64 = 1 << 63;
-/// Slots of a new table (a power of two).
-const DIR_MIN_SLOTS: usize = 1 << 10;
-
-/// The directory: an open-addressing table (linear probing, deletion by
-/// backward shift, at most half full) from line to its sharers. A slot is
-/// the line's bit-inverted number (0: empty) and its sharers, inline as a
-/// bit mask when they are all among tiles 0..=62, else the index of a
-/// 256-bit set in `many`. Deterministic: no per-run seed.
-#[derive(Debug)]
-pub(crate) struct Directory {
-    /// `[!line, value]`; `[0, _]` is empty.
-    slots: Vec<[u64; 2]>,
-    /// `64 - log2(slots.len())`.
-    shift: u32,
-    len: usize,
-    many: Vec<Tiles>,
-    free: Vec<u32>,
-}
-
-impl Default for Directory {
-    fn default() -> Self {
-        Directory { slots: vec![[0, 0]; DIR_MIN_SLOTS], shift: 64 - DIR_MIN_SLOTS.trailing_zeros(), len: 0, many: Vec::new(), free: Vec::new() }
-    }
-}
-
-impl Directory {
-    #[inline]
-    fn home_slot(&self, line: u64) -> usize {
-        (line.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> self.shift) as usize
-    }
-
-    #[inline]
-    fn mask(&self) -> usize {
-        self.slots.len() - 1
-    }
-
-    /// The slot of `line`, or `Err(the empty slot where it would go)`.
-    #[inline]
-    fn probe(&self, line: u64) -> Result<usize, usize> {
-        let key = !line;
-        let mask = self.mask();
-        let mut i = self.home_slot(line);
-        loop {
-            let k = self.slots[i][0];
-            if k == key {
-                return Ok(i);
-            }
-            if k == 0 {
-                return Err(i);
-            }
-            i = (i + 1) & mask;
-        }
-    }
-
-    /// Asks the host to bring `line`'s slot into its cache.
-    #[inline]
-    pub fn prefetch(&self, line: u64) {
-        super::cache::prefetch(&self.slots[self.home_slot(line)]);
-    }
-
-    #[inline]
-    fn decode(&self, v: u64) -> Tiles {
-        if v & MANY != 0 {
-            self.many[(v & !MANY) as usize]
-        } else {
-            Tiles([v, 0, 0, 0])
-        }
-    }
-
-    pub fn tiles(&self, line: u64) -> Tiles {
-        match self.probe(line) {
-            Ok(i) => self.decode(self.slots[i][1]),
-            Err(_) => Tiles::default(),
-        }
-    }
-
-    fn release(&mut self, v: u64) {
-        if v & MANY != 0 {
-            self.free.push((v & !MANY) as u32);
-        }
-    }
-
-    /// The value for `s` (not empty), reusing `old`'s boxed set if it had one.
-    fn encode(&mut self, s: Tiles, old: Option<u64>) -> u64 {
-        if s.0[1] == 0 && s.0[2] == 0 && s.0[3] == 0 && s.0[0] & MANY == 0 {
-            if let Some(o) = old {
-                self.release(o);
-            }
-            return s.0[0];
-        }
-        if let Some(o) = old.filter(|o| o & MANY != 0) {
-            self.many[(o & !MANY) as usize] = s;
-            return o;
-        }
-        let k = match self.free.pop() {
-            Some(k) => {
-                self.many[k as usize] = s;
-                k
-            }
-            None => {
-                self.many.push(s);
-                (self.many.len() - 1) as u32
-            }
-        };
-        MANY | k as u64
-    }
-
-    fn grow(&mut self) {
-        let old = std::mem::take(&mut self.slots);
-        self.slots = vec![[0, 0]; old.len() * 2];
-        super::cache::huge_pages(&self.slots);
-        self.shift -= 1;
-        let mask = self.mask();
-        for [k, v] in old.into_iter().filter(|e| e[0] != 0) {
-            let mut i = self.home_slot(!k);
-            while self.slots[i][0] != 0 {
-                i = (i + 1) & mask;
-            }
-            self.slots[i] = [k, v];
-        }
-    }
-
-    /// Empties slot `i`, shifting back the entries after it.
-    fn delete_at(&mut self, mut i: usize) {
-        let mask = self.mask();
-        self.len -= 1;
-        let mut j = i;
-        loop {
-            j = (j + 1) & mask;
-            let k = self.slots[j][0];
-            if k == 0 {
-                break;
-            }
-            let h = self.home_slot(!k);
-            // Move j back to i unless its home lies cyclically in (i, j].
-            if (j.wrapping_sub(h) & mask) >= (j.wrapping_sub(i) & mask) {
-                self.slots[i] = self.slots[j];
-                i = j;
-            }
-        }
-        self.slots[i] = [0, 0];
-    }
-
-    fn insert_at(&mut self, i: usize, line: u64, v: u64) {
-        self.slots[i] = [!line, v];
-        self.len += 1;
-        if self.len * 2 > self.slots.len() {
-            self.grow();
-        }
-    }
-
-    /// Sets a line's sharers (none: drops the entry).
-    pub fn set(&mut self, line: u64, s: Tiles) {
-        match self.probe(line) {
-            Ok(i) => {
-                let old = self.slots[i][1];
-                if s.is_empty() {
-                    self.release(old);
-                    self.delete_at(i);
-                } else {
-                    self.slots[i][1] = self.encode(s, Some(old));
-                }
-            }
-            Err(i) => {
-                if !s.is_empty() {
-                    let v = self.encode(s, None);
-                    self.insert_at(i, line, v);
-                }
-            }
-        }
-    }
-
-    pub fn add(&mut self, line: u64, t: usize) {
-        match self.probe(line) {
-            Ok(i) => {
-                let old = self.slots[i][1];
-                if old & MANY == 0 && t < 63 {
-                    self.slots[i][1] = old | 1 << t;
-                } else {
-                    let mut s = self.decode(old);
-                    s.add(t);
-                    self.slots[i][1] = self.encode(s, Some(old));
-                }
-            }
-            Err(i) => {
-                let v = self.encode(Tiles::one(t), None);
-                self.insert_at(i, line, v);
-            }
-        }
-    }
-
-    pub fn remove(&mut self, line: u64, t: usize) {
-        if let Ok(i) = self.probe(line) {
-            let old = self.slots[i][1];
-            let mut s = self.decode(old);
-            s.remove(t);
-            if s.is_empty() {
-                self.release(old);
-                self.delete_at(i);
-            } else {
-                self.slots[i][1] = self.encode(s, Some(old));
-            }
-        }
-    }
-
-    pub fn len(&self) -> usize {
-        self.len
-    }
-
-    /// Heap bytes: the table's slots and the boxed sets.
-    pub fn heap_bytes(&self) -> usize {
-        self.slots.capacity() * 16 + self.many.capacity() * std::mem::size_of::<Tiles>() + self.free.capacity() * 4
-    }
-}
 
 /// The cores (indices within a tile) whose presence bits `f` sets.
 fn present(f: u16) -> impl Iterator<Item = usize> {
@@ -273,10 +19,6 @@ fn present(f: u16) -> impl Iterator<Item = usize> {
             i
         })
     })
-}
-
-fn l1_set(c: &Cache, line: u64) -> usize {
-    c.set_of(scramble(line))
 }
 
 impl Machine {
@@ -295,7 +37,8 @@ impl Machine {
     }
 
     /// A write hit on a line core `c`'s L1 shares: take the only copy.
-    pub(super) fn upgrade(&mut self, c: usize, line: u64, x: u64, now: u64) -> u32 {
+    #[inline(never)]
+    pub(super) fn upgrade(&mut self, c: usize, line: u32, x: u64, now: u64) -> u32 {
         self.stats.upgrades += 1;
         let tile = c / self.cpt;
         let mut lat = 0;
@@ -307,7 +50,7 @@ impl Machine {
             let set = self.l2.set_in(tile, x);
             if let Some(slot) = self.l2.lookup(set, line) {
                 let f = self.l2.flags(slot);
-                self.invalidate_siblings(tile, c, line, f);
+                self.invalidate_siblings(tile, c, line, x, f);
                 tile_excl = f & EXCL != 0;
                 let me = 1 << (PRESENT_SHIFT as usize + c % self.cpt);
                 self.l2.set_flags(slot, EXCL | DIRTY | me);
@@ -318,21 +61,21 @@ impl Machine {
         if !tile_excl {
             lat += self.fetch(tile, line, x, true, false, now + lat as u64).0;
         }
-        let set = l1_set(&self.l1[c], line);
-        if let Some(slot) = self.l1[c].find(set, line) {
-            self.l1[c].or_flags(slot, EXCL | DIRTY);
+        let set = self.l1.set_in(c, x);
+        if let Some(slot) = self.l1.find(set, line) {
+            self.l1.or_flags(slot, EXCL | DIRTY);
         }
         lat
     }
 
     /// Invalidates `line` in the L1s of `tile` other than core `c`'s, as
     /// the L2 flags `f` list them.
-    fn invalidate_siblings(&mut self, tile: usize, c: usize, line: u64, f: u16) {
+    fn invalidate_siblings(&mut self, tile: usize, c: usize, line: u32, x: u64, f: u16) {
         for i in present(f) {
             let o = tile * self.cpt + i;
             if o != c {
-                let set = l1_set(&self.l1[o], line);
-                if self.l1[o].remove(set, line).is_some() {
+                let set = self.l1.set_in(o, x);
+                if self.l1.remove(set, line).is_some() {
                     self.stats.invalidations += 1;
                 }
             }
@@ -356,21 +99,26 @@ impl Machine {
 
     /// An L1 miss by core `c` (L1 set `set`): through the tile's L2 or the
     /// directory; fills the L1.
-    pub(super) fn l1_miss(&mut self, c: usize, set: usize, line: u64, x: u64, write: bool, now: u64) -> u32 {
+    #[inline(never)]
+    pub(super) fn l1_miss(&mut self, c: usize, set: usize, line: u32, x: u64, write: bool, now: u64) -> u32 {
         let tile = c / self.cpt;
         // Start the host's loads of what this miss will likely touch.
         if self.has_l2() {
             self.l2.prefetch_set(self.l2.set_in(tile, x));
+            let bank = tile * self.l2_banks_n() + self.l2_banks.rem(x);
+            self.l2_servers[bank].prefetch(now + self.l1_hit as u64);
             // The L1 victim's L2 set: its presence bit is cleared at the end.
-            if let Some(v) = self.l1[c].last_line(set) {
-                self.l2.prefetch_set(self.l2.set_in(tile, scramble(v)));
+            if let Some(v) = self.l1.last_line(set) {
+                self.l2.prefetch_set(self.l2.set_in(tile, self.ids.line(v)));
             }
         }
         self.dir.prefetch(line);
         if self.l3.n_parts() > 0 {
             let b = self.l3_banks.rem(x);
             self.l3.prefetch_set(self.l3.set_in(b, self.l3_banks.div(x)));
+            self.l3_servers[b].prefetch(now);
         }
+        self.mem_servers[self.channels.rem(x)].prefetch(now);
         let mut lat = self.l1_hit;
         let excl;
         if self.has_l2() {
@@ -382,7 +130,7 @@ impl Machine {
                 self.stats.l2.hits += 1;
                 let f = self.l2.flags(slot);
                 if write {
-                    self.invalidate_siblings(tile, c, line, f);
+                    self.invalidate_siblings(tile, c, line, x, f);
                     if f & EXCL == 0 {
                         self.stats.upgrades += 1;
                         lat += self.fetch(tile, line, x, true, false, now + lat as u64).0;
@@ -395,9 +143,9 @@ impl Machine {
                     let others = f & !me;
                     for i in present(others) {
                         let o = tile * self.cpt + i;
-                        let s1 = l1_set(&self.l1[o], line);
-                        if let Some(sl) = self.l1[o].find(s1, line) {
-                            self.l1[o].and_flags(sl, !EXCL);
+                        let s1 = self.l1.set_in(o, x);
+                        if let Some(sl) = self.l1.find(s1, line) {
+                            self.l1.and_flags(sl, !EXCL);
                         }
                     }
                     self.l2.set_flags(slot, f | me);
@@ -405,6 +153,15 @@ impl Machine {
                 }
             } else {
                 self.stats.l2.misses += 1;
+                // The fill below will likely evict the set's last line: start
+                // the host's loads of its directory slot and L3 set meanwhile.
+                if let Some(v) = self.l2.last_line(set2) {
+                    self.dir.prefetch(v);
+                    if self.l3.n_parts() > 0 {
+                        let vx = self.ids.line(v);
+                        self.l3.prefetch_set(self.l3.set_in(self.l3_banks.rem(vx), self.l3_banks.div(vx)));
+                    }
+                }
                 let (l, e) = self.fetch(tile, line, x, write, true, now + lat as u64);
                 lat += l;
                 excl = e;
@@ -419,7 +176,7 @@ impl Machine {
             excl = e;
         }
         let f = if excl { EXCL } else { 0 } | if write { DIRTY } else { 0 };
-        if let Some((v, vf)) = self.l1[c].insert(set, line, f) {
+        if let Some((v, vf)) = self.l1.insert(set, line, f) {
             self.evict_l1(c, v, vf, now + lat as u64);
         }
         lat
@@ -429,7 +186,7 @@ impl Machine {
     /// the L3 or memory. `data`: the tile needs the line (not only the
     /// right to write it). Returns the latency and whether the tile now
     /// holds the only copy; registers the tile as a sharer.
-    fn fetch(&mut self, tile: usize, line: u64, x: u64, write: bool, data: bool, at: u64) -> (u32, bool) {
+    fn fetch(&mut self, tile: usize, line: u32, x: u64, write: bool, data: bool, at: u64) -> (u32, bool) {
         let tr = self.net.tile_router(tile);
         let (home, bank) = self.home(x);
         let mut lat = self.net.msg(tr, home, 1, &mut self.stats) + self.dir_cycles;
@@ -472,14 +229,14 @@ impl Machine {
                 let sr = self.net.tile_router(s);
                 let l = self.net.msg(home, sr, 1, &mut self.stats) + self.net.msg(sr, tr, 1, &mut self.stats);
                 inv_lat = inv_lat.max(l);
-                self.invalidate_tile(s, line);
+                self.invalidate_tile(s, line, x);
             }
             lat += data_lat.max(inv_lat);
             self.dir.set(line, Tiles::one(tile));
             (lat, true)
         } else {
             if others.count() == 1 {
-                self.clear_excl(owner, line);
+                self.clear_excl(owner, line, x);
             }
             lat += data_lat;
             self.dir.add(line, tile);
@@ -488,53 +245,53 @@ impl Machine {
     }
 
     /// Drops `line` from tile `s` (its L2 and L1s) for another tile's write.
-    fn invalidate_tile(&mut self, s: usize, line: u64) {
+    fn invalidate_tile(&mut self, s: usize, line: u32, x: u64) {
         if self.has_l2() {
-            let set = self.l2.set_in(s, scramble(line));
+            let set = self.l2.set_in(s, x);
             if let Some(f) = self.l2.remove(set, line) {
                 self.stats.invalidations += 1;
                 for i in present(f) {
                     let o = s * self.cpt + i;
-                    let s1 = l1_set(&self.l1[o], line);
-                    if self.l1[o].remove(s1, line).is_some() {
+                    let s1 = self.l1.set_in(o, x);
+                    if self.l1.remove(s1, line).is_some() {
                         self.stats.invalidations += 1;
                     }
                 }
             }
         } else {
-            let set = l1_set(&self.l1[s], line);
-            if self.l1[s].remove(set, line).is_some() {
+            let set = self.l1.set_in(s, x);
+            if self.l1.remove(set, line).is_some() {
                 self.stats.invalidations += 1;
             }
         }
     }
 
     /// Tile `s` no longer holds the only copy of `line`.
-    fn clear_excl(&mut self, s: usize, line: u64) {
+    fn clear_excl(&mut self, s: usize, line: u32, x: u64) {
         if self.has_l2() {
-            let set = self.l2.set_in(s, scramble(line));
+            let set = self.l2.set_in(s, x);
             if let Some(slot) = self.l2.find(set, line) {
                 let f = self.l2.flags(slot);
                 self.l2.set_flags(slot, f & !EXCL);
                 for i in present(f) {
                     let o = s * self.cpt + i;
-                    let s1 = l1_set(&self.l1[o], line);
-                    if let Some(sl) = self.l1[o].find(s1, line) {
-                        self.l1[o].and_flags(sl, !EXCL);
+                    let s1 = self.l1.set_in(o, x);
+                    if let Some(sl) = self.l1.find(s1, line) {
+                        self.l1.and_flags(sl, !EXCL);
                     }
                 }
             }
         } else {
-            let set = l1_set(&self.l1[s], line);
-            if let Some(sl) = self.l1[s].find(set, line) {
-                self.l1[s].and_flags(sl, !EXCL);
+            let set = self.l1.set_in(s, x);
+            if let Some(sl) = self.l1.find(set, line) {
+                self.l1.and_flags(sl, !EXCL);
             }
         }
     }
 
     /// The L3 bank at `home` (or memory without an L3), from the home:
     /// queueing, lookup, and memory on a miss.
-    fn llc(&mut self, home: usize, bank: Option<usize>, line: u64, x: u64, at: u64) -> u32 {
+    fn llc(&mut self, home: usize, bank: Option<usize>, line: u32, x: u64, at: u64) -> u32 {
         let _ = home;
         let Some(b) = bank else {
             return self.memory(x, at);
@@ -578,39 +335,40 @@ impl Machine {
     }
 
     /// Core `c`'s L1 evicted `v`.
-    fn evict_l1(&mut self, c: usize, v: u64, vf: u16, at: u64) {
+    fn evict_l1(&mut self, c: usize, v: u32, vf: u16, at: u64) {
         let tile = c / self.cpt;
+        let vx = self.ids.line(v);
         if self.has_l2() {
-            let set = self.l2.set_in(tile, scramble(v));
+            let set = self.l2.set_in(tile, vx);
             if let Some(slot) = self.l2.find(set, v) {
                 let me = 1u16 << (PRESENT_SHIFT as usize + c % self.cpt);
                 let f = self.l2.flags(slot);
                 self.l2.set_flags(slot, (f & !me) | (vf & DIRTY));
             }
         } else {
-            self.leave_tile(tile, v, vf & DIRTY != 0, at);
+            self.leave_tile(tile, v, vx, vf & DIRTY != 0, at);
         }
     }
 
     /// Tile `tile`'s L2 evicted `v`: its L1 copies go too (inclusion).
-    fn evict_l2(&mut self, tile: usize, v: u64, vf: u16, at: u64) {
+    fn evict_l2(&mut self, tile: usize, v: u32, vf: u16, at: u64) {
         let mut dirty = vf & DIRTY != 0;
+        let vx = self.ids.line(v);
         for i in present(vf) {
             let o = tile * self.cpt + i;
-            let s1 = l1_set(&self.l1[o], v);
-            if let Some(f) = self.l1[o].remove(s1, v) {
+            let s1 = self.l1.set_in(o, vx);
+            if let Some(f) = self.l1.remove(s1, v) {
                 self.stats.back_invalidations += 1;
                 dirty |= f & DIRTY != 0;
             }
         }
-        self.leave_tile(tile, v, dirty, at);
+        self.leave_tile(tile, v, vx, dirty, at);
     }
 
     /// `v` left tile `tile`'s caches: update the directory and write it
     /// to the L3 (victim: always; inclusive: if dirty) or, dirty, to memory.
-    fn leave_tile(&mut self, tile: usize, v: u64, dirty: bool, at: u64) {
+    fn leave_tile(&mut self, tile: usize, v: u32, x: u64, dirty: bool, at: u64) {
         self.dir.remove(v, tile);
-        let x = scramble(v);
         let (home, bank) = self.home(x);
         let tr = self.net.tile_router(tile);
         match bank {
@@ -650,15 +408,16 @@ impl Machine {
     }
 
     /// An L3 bank evicted `v`: an inclusive L3 invalidates the private copies.
-    fn evict_l3(&mut self, v: u64, vf: u16, at: u64) {
+    fn evict_l3(&mut self, v: u32, vf: u16, at: u64) {
         let mut dirty = vf & DIRTY != 0;
-        if !self.l3_victim && !self.l1.is_empty() {
+        let vx = self.ids.line(v);
+        if !self.l3_victim && self.l1.n_parts() > 0 {
             let holders = self.dir.tiles(v);
             for s in holders.iter() {
                 let before = self.stats.invalidations;
                 // A dirty private copy goes to memory with the line.
-                dirty |= self.tile_dirty(s, v);
-                self.invalidate_tile(s, v);
+                dirty |= self.tile_dirty(s, v, vx);
+                self.invalidate_tile(s, v, vx);
                 let n = self.stats.invalidations - before;
                 self.stats.invalidations = before;
                 self.stats.back_invalidations += n;
@@ -666,31 +425,32 @@ impl Machine {
             self.dir.set(v, Tiles::default());
         }
         if dirty {
-            self.write_back(scramble(v), at);
+            self.write_back(vx, at);
         }
     }
 
     /// Whether tile `s` holds `v` dirty.
-    fn tile_dirty(&self, s: usize, v: u64) -> bool {
+    fn tile_dirty(&self, s: usize, v: u32, vx: u64) -> bool {
         if self.has_l2() {
-            let set = self.l2.set_in(s, scramble(v));
+            let set = self.l2.set_in(s, vx);
             let Some(slot) = self.l2.find(set, v) else { return false };
             let f = self.l2.flags(slot);
             f & DIRTY != 0
                 || present(f).any(|i| {
                     let o = s * self.cpt + i;
-                    let s1 = l1_set(&self.l1[o], v);
-                    self.l1[o].find(s1, v).is_some_and(|sl| self.l1[o].flags(sl) & DIRTY != 0)
+                    let s1 = self.l1.set_in(o, vx);
+                    self.l1.find(s1, v).is_some_and(|sl| self.l1.flags(sl) & DIRTY != 0)
                 })
         } else {
-            let set = l1_set(&self.l1[s], v);
-            self.l1[s].find(set, v).is_some_and(|sl| self.l1[s].flags(sl) & DIRTY != 0)
+            let set = self.l1.set_in(s, vx);
+            self.l1.find(set, v).is_some_and(|sl| self.l1.flags(sl) & DIRTY != 0)
         }
     }
 
     /// An access on a chip without data caches (HammerBlade): to the LLC
     /// bank over the network; a load waits for the reply, a store is posted.
-    pub(super) fn uncached(&mut self, c: usize, line: u64, x: u64, write: bool, now: u64) -> u32 {
+    #[inline(never)]
+    pub(super) fn uncached(&mut self, c: usize, line: u32, x: u64, write: bool, now: u64) -> u32 {
         let tr = self.net.tile_router(c / self.cpt);
         let (home, bank) = self.home(x);
         let there = self.net.msg(tr, home, 1, &mut self.stats);

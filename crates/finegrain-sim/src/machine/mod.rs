@@ -90,19 +90,26 @@
 //! | `host-2` | ≤2 | 2 × 1 × 1 | 32 KB 8-way 4 | 512 KB private 8-way, 12 total | 32 MB 16-way victim, ≈46 total | crossbar | 2 channels, ≈100 ns |
 
 mod cache;
+mod directory;
+mod host;
+mod lines;
 mod memory;
 mod network;
+mod pool;
 mod preset;
 mod server;
 mod stats;
 
 pub use preset::{preset, presets, CacheCfg, NetCfg, Preset, SpmCfg, Topology};
 pub use server::Server;
+
+pub(crate) use host::prefetch;
 pub use stats::{LevelStats, MemStats};
 
 use crate::SimError;
 use cache::{scramble, Cache, Modulus, DIRTY, EXCL};
-use memory::Directory;
+use directory::Directory;
+use lines::LineIds;
 use network::Network;
 
 /// A chip running `threads` threads: its caches, directory, network, memory
@@ -116,7 +123,8 @@ pub struct Machine {
     tiles: usize,
     /// Core of each thread.
     core: Vec<u32>,
-    l1: Vec<Cache>,
+    /// A part per core (none without data caches).
+    l1: Cache,
     l1_hit: u32,
     /// A part per tile (none without an L2).
     l2: Cache,
@@ -133,6 +141,8 @@ pub struct Machine {
     l3_servers: Vec<Server>,
     l3_victim: bool,
     dir: Directory,
+    /// The compact names the caches and the directory hold.
+    ids: LineIds,
     dir_cycles: u32,
     /// Homes by line when there is no L3.
     home_tiles: Modulus,
@@ -170,7 +180,7 @@ impl Machine {
         let chip_tiles = if p.tile_scaled { used_tiles } else { p.tiles() };
         let scale = if p.tile_scaled { chip_tiles } else { 1 };
         let cached = p.l1.bytes > 0;
-        let l1 = if cached { (0..used_cores).map(|_| Cache::new(p.l1.bytes, p.l1.ways)).collect() } else { Vec::new() };
+        let l1 = if cached { Cache::parts(used_cores, p.l1.bytes, p.l1.ways) } else { Cache::parts(0, 64, 1) };
         let (l2, l2_servers, l2_hit, l2_busy, l2_nb) = match p.l2.filter(|_| cached) {
             Some(c) => (
                 Cache::parts(used_tiles, c.bytes, c.ways),
@@ -212,6 +222,7 @@ impl Machine {
             l3_servers,
             l3_victim: p.l3_victim,
             dir: Directory::default(),
+            ids: LineIds::default(),
             dir_cycles: p.dir_cycles,
             home_tiles: Modulus::new(chip_tiles),
             net,
@@ -268,34 +279,36 @@ impl Machine {
     /// One memory access by thread `t` to 64-byte line `line` at time `now`;
     /// returns its latency in cycles (an L1 hit costs the L1's
     /// `hit_cycles`). Updates caches, directory and counts.
-    #[inline]
+    #[inline(always)]
     pub fn access(&mut self, t: usize, line: u64, write: bool, now: u64) -> u32 {
         self.stats.accesses += 1;
         self.stats.writes += write as u64;
-        if self.perfect {
-            return self.l1_hit;
-        }
         let c = self.core[t] as usize;
         let x = scramble(line);
-        let Some(l1) = self.l1.get_mut(c) else {
-            return self.uncached(c, line, x, write, now);
-        };
-        self.stats.l1.accesses += 1;
-        let set = l1.set_of(x);
-        if let Some(slot) = l1.lookup(set, line) {
-            self.stats.l1.hits += 1;
-            if !write {
-                return self.l1_hit;
+        let name = self.ids.name(x);
+        // The common cases inline: an L1 hit that needs nothing else.
+        match &mut self.l1 {
+            l1 if l1.n_parts() > 0 && !self.perfect => {
+                self.stats.l1.accesses += 1;
+                let set = l1.set_in(c, x);
+                let Some(slot) = l1.lookup(set, name) else {
+                    self.stats.l1.misses += 1;
+                    return self.l1_miss(c, set, name, x, write, now);
+                };
+                self.stats.l1.hits += 1;
+                if !write {
+                    return self.l1_hit;
+                }
+                let f = l1.flags(slot);
+                if f & EXCL != 0 {
+                    l1.set_flags(slot, f | DIRTY);
+                    return self.l1_hit;
+                }
+                self.l1_hit + self.upgrade(c, name, x, now)
             }
-            let f = l1.flags(slot);
-            if f & EXCL != 0 {
-                l1.set_flags(slot, f | DIRTY);
-                return self.l1_hit;
-            }
-            return self.l1_hit + self.upgrade(c, line, x, now);
+            _ if self.perfect => self.l1_hit,
+            _ => self.uncached(c, name, x, write, now),
         }
-        self.stats.l1.misses += 1;
-        self.l1_miss(c, set, line, x, write, now)
     }
 
     /// Network latency in cycles of a short message between two threads'
@@ -351,9 +364,9 @@ impl Machine {
 
     /// Heap bytes the model holds (caches, directory, network, servers).
     pub fn heap_bytes(&self) -> usize {
-        let caches: usize = self.l1.iter().chain([&self.l2, &self.l3]).map(Cache::heap_bytes).sum();
+        let caches: usize = [&self.l1, &self.l2, &self.l3].into_iter().map(Cache::heap_bytes).sum();
         let servers = (self.l2_servers.len() + self.l3_servers.len() + self.mem_servers.len()) * 4 * 2 * Server::HISTORY as usize;
-        caches + self.dir.heap_bytes() + self.net.heap_bytes() + servers + self.core.capacity() * 4
+        caches + self.dir.heap_bytes() + self.ids.heap_bytes() + self.net.heap_bytes() + servers + self.core.capacity() * 4
     }
 }
 

@@ -29,14 +29,13 @@ pub struct Server {
     base: u64,
     /// Windows kept, from `base` on.
     len: usize,
-    /// Cycles of service booked in each kept window: window `w` is
-    /// `ring[w & (ring.len() - 1)]` (a power of two, at least `len`).
-    ring: Vec<u32>,
-    /// Per kept window, in the same layout: 0, or `k` when this window and
-    /// the `k - 1` after it are all full (a window never empties while it is
-    /// kept, so a request skips a booked-out backlog in a few hops: a
-    /// union-find with path compression over "the first window not full").
-    skip: Vec<u32>,
+    /// Per kept window `w`, at `ring[w & (ring.len() - 1)]` (a power of
+    /// two, at least `len`): the cycles of service booked in it, and 0 or
+    /// `k` when this window and the `k - 1` after it are all full (a window
+    /// never empties while it is kept, so a request skips a booked-out
+    /// backlog in a few hops: a union-find with path compression over "the
+    /// first window not full").
+    ring: Vec<[u32; 2]>,
     /// The newest request's window.
     newest: u64,
     requests: u64,
@@ -63,7 +62,7 @@ impl Server {
     /// A server with windows of `window` cycles (rounded up to a power of two).
     pub fn with_window(window: u64) -> Server {
         let w = window.max(1).next_power_of_two();
-        Server { shift: w.trailing_zeros(), base: 0, len: 0, ring: Vec::new(), skip: Vec::new(), newest: 0, requests: 0, waited: 0 }
+        Server { shift: w.trailing_zeros(), base: 0, len: 0, ring: Vec::new(), newest: 0, requests: 0, waited: 0 }
     }
 
     fn window(&self) -> u64 {
@@ -89,25 +88,37 @@ impl Server {
         if i >= self.ring.len() {
             // Grow, keeping each window at its own slot.
             let cap = (i + 1).next_power_of_two().max(2 * Self::HISTORY as usize);
-            let mut ring = vec![0u32; cap];
-            let mut skip = vec![0u32; cap];
+            let mut ring = vec![[0u32; 2]; cap];
             for k in 0..self.len {
                 ring[(self.base as usize).wrapping_add(k) & (cap - 1)] = self.ring[self.at(k)];
-                skip[(self.base as usize).wrapping_add(k) & (cap - 1)] = self.skip[self.at(k)];
             }
             self.ring = ring;
-            self.skip = skip;
         }
         let mask = self.ring.len() - 1;
         let from = (self.base as usize).wrapping_add(self.len) & mask;
         let n = i + 1 - self.len;
-        // The new windows' slots, in at most two runs (the ring wraps).
-        let first = n.min(self.ring.len() - from);
-        self.ring[from..from + first].fill(0);
-        self.ring[..n - first].fill(0);
-        self.skip[from..from + first].fill(0);
-        self.skip[..n - first].fill(0);
+        if n <= 8 {
+            // Usually a few: one by one (a call of `memset` costs more).
+            for k in 0..n {
+                self.ring[(from + k) & mask] = [0, 0];
+            }
+        } else {
+            // In at most two runs (the ring wraps).
+            let first = n.min(self.ring.len() - from);
+            self.ring[from..from + first].fill([0, 0]);
+            self.ring[..n - first].fill([0, 0]);
+        }
         self.len = i + 1;
+    }
+
+    /// Asks the host to bring the window of a request at `now` into its
+    /// cache (a hint: it changes nothing but timing).
+    #[inline]
+    pub fn prefetch(&self, now: u64) {
+        let w = now >> self.shift;
+        if w >= self.base && !self.ring.is_empty() {
+            super::host::prefetch(&self.ring[(w as usize) & (self.ring.len() - 1)]);
+        }
     }
 
     /// Books a request arriving at `now` that keeps the server busy for
@@ -137,18 +148,18 @@ impl Server {
         self.extend_to(i);
         let wstart = (self.base + i as u64) << self.shift;
         let slot = self.at(i);
-        let start = now.max(wstart + self.ring[slot] as u64);
+        let start = now.max(wstart + self.ring[slot][0] as u64);
         // The window is busy up to the request's end; what passes the
         // window's end carries into the next ones.
         let end = start - wstart + service;
-        self.ring[slot] = end.min(cap as u64) as u32;
+        self.ring[slot][0] = end.min(cap as u64) as u32;
         let mut carry = end.saturating_sub(cap as u64);
         let mut j = i + 1;
         while carry > 0 && j < limit {
             self.extend_to(j);
             let slot = self.at(j);
-            let total = self.ring[slot] as u64 + carry;
-            self.ring[slot] = total.min(cap as u64) as u32;
+            let total = self.ring[slot][0] as u64 + carry;
+            self.ring[slot][0] = total.min(cap as u64) as u32;
             carry = total.saturating_sub(cap as u64);
             j += 1;
         }
@@ -162,15 +173,15 @@ impl Server {
     #[inline]
     fn first_not_full(&mut self, i: usize, cap: u32) -> usize {
         let mut j = i;
-        while j < self.len && self.ring[self.at(j)] >= cap {
-            j += (self.skip[self.at(j)] as usize).max(1);
+        while j < self.len && self.ring[self.at(j)][0] >= cap {
+            j += (self.ring[self.at(j)][1] as usize).max(1);
         }
         // Every window in i..j is full: point the walked ones at j.
         let mut k = i;
         while k < j && k < self.len {
             let slot = self.at(k);
-            let next = k + (self.skip[slot] as usize).max(1);
-            self.skip[slot] = (j - k).min(u32::MAX as usize) as u32;
+            let next = k + (self.ring[slot][1] as usize).max(1);
+            self.ring[slot][1] = (j - k).min(u32::MAX as usize) as u32;
             k = next;
         }
         j

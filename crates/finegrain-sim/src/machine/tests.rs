@@ -210,10 +210,12 @@ fn directory_stays_consistent() {
     mix(&mut m, 64, 100_000);
     let mut checked = 0;
     for line in (1u64 << 40)..(1u64 << 40) + 1024 {
-        let tiles = m.dir.tiles(line);
+        let x = cache::scramble(line);
+        let name = m.ids.name(x);
+        let tiles = m.dir.tiles(name);
         for s in 0..m.l2.n_parts() {
-            let set = m.l2.set_in(s, cache::scramble(line));
-            let held = m.l2.find(set, line).is_some();
+            let set = m.l2.set_in(s, x);
+            let held = m.l2.find(set, name).is_some();
             let listed = tiles.iter().any(|x| x == s);
             assert_eq!(held, listed, "line {line} tile {s}");
             checked += held as usize;

@@ -166,10 +166,11 @@ impl SimMechanism for WsMech {
         // One steal attempt per turn, victims in the policy's order.
         if self.victims[w].is_empty() {
             let order = VictimOrder::new(self.params.victim, w, cx.n, &self.topo, self.params.radix);
-            let list: Vec<u32> = order.round(self.rounds[w], &mut cx.w[w].rng).map(|v| v as u32).collect();
+            // The round's list reuses the last one's memory.
+            let list = &mut self.victims[w];
+            list.extend(order.round(self.rounds[w], &mut cx.w[w].rng).map(|v| v as u32));
+            list.reverse();
             self.rounds[w] += 1;
-            self.victims[w] = list;
-            self.victims[w].reverse();
         }
         let v = self.victims[w].pop().expect("a round has n - 1 victims") as usize;
         let mut c = costs::WS_STEAL_ATTEMPT;
