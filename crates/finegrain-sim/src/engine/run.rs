@@ -84,6 +84,9 @@ fn run_with<M: SimMechanism>(
     let started = Instant::now();
     let mut sim = Sim::new(g, cfg, policy, make)?;
     sim.run()?;
+    if let Some(why) = sim.cx.m.naming_failure() {
+        return Err(SimError::Trace(why));
+    }
     Ok(sim.result(started.elapsed().as_secs_f64()))
 }
 

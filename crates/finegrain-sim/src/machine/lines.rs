@@ -40,11 +40,14 @@ pub(crate) struct LineIds {
     /// Single lines of the pool: name index by line, and back.
     pool: HashMap<u64, u32>,
     pool_lines: Vec<u64>,
+    /// A line found no name: the trace's lines spread over more blocks than
+    /// the names cover, and the simulation's result is void.
+    overflowed: bool,
 }
 
 impl Default for LineIds {
     fn default() -> Self {
-        LineIds { table: vec![(u64::MAX, 0); TABLE], blocks: Vec::new(), pool: HashMap::new(), pool_lines: Vec::new() }
+        LineIds { table: vec![(u64::MAX, 0); TABLE], blocks: Vec::new(), pool: HashMap::new(), pool_lines: Vec::new(), overflowed: false }
     }
 }
 
@@ -77,11 +80,13 @@ impl LineIds {
         }
         let k = match self.pool.get(&x) {
             Some(&k) => k,
+            None if self.pool_lines.len() >= POOL_MAX => {
+                // Out of names: the simulation goes on with a wrong name and
+                // is refused at its end (`overflowed`), not a panic midway.
+                self.overflowed = true;
+                0
+            }
             None => {
-                assert!(
-                    self.pool_lines.len() < POOL_MAX,
-                    "the cache model names at most {POOL} blocks of 2^{LOW_BITS} lines and {POOL_MAX} lines outside them"
-                );
                 let k = self.pool_lines.len() as u32;
                 self.pool_lines.push(x);
                 self.pool.insert(x, k);
@@ -101,6 +106,15 @@ impl LineIds {
         } else {
             self.blocks[id as usize] << LOW_BITS | low
         }
+    }
+
+    /// Why the simulation is void, if a line found no name.
+    pub fn overflow(&self) -> Option<String> {
+        self.overflowed.then(|| {
+            format!(
+                "the trace's lines spread over more than {POOL} blocks of 2^{LOW_BITS} lines and {POOL_MAX} lines outside them, more than the cache model can name; number the lines densely (as `finegrain record` does)"
+            )
+        })
     }
 
     /// Heap bytes held.
@@ -135,5 +149,23 @@ mod tests {
         }
         assert_eq!(ids.blocks.len() as u32, POOL);
         assert!(!ids.pool_lines.is_empty());
+        assert_eq!(ids.overflow(), None);
+    }
+
+    /// Lines past every name make the run void (an error at its end), never
+    /// a panic or a name that inverts to another line silently.
+    #[test]
+    fn running_out_of_names_is_reported() {
+        let mut ids = LineIds::default();
+        for b in 0..u64::from(POOL) {
+            ids.name(b << LOW_BITS);
+        }
+        for k in 0..POOL_MAX as u64 {
+            ids.name((1 << 50) + (k << LOW_BITS));
+        }
+        assert_eq!(ids.overflow(), None);
+        let n = ids.name(1 << 62);
+        assert!(ids.line(n) != 1 << 62);
+        assert!(ids.overflow().is_some_and(|e| e.contains("more than the cache model can name")));
     }
 }

@@ -160,6 +160,12 @@ pub struct Machine {
 }
 
 impl Machine {
+    /// Why this machine's simulation is void: a line it could not name
+    /// (`lines.rs`), from a trace whose lines are scattered too widely.
+    pub fn naming_failure(&self) -> Option<String> {
+        self.ids.overflow()
+    }
+
     /// The chip of preset `p` running `threads` threads (`1 ..= p.max_threads()`).
     /// A `tile_scaled` preset is built with the tiles the threads need; any
     /// other is the whole chip, with the threads on its first cores.
