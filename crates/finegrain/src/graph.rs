@@ -203,7 +203,7 @@ impl<'a> Graph<'a> {
         // The recorded graph and the serial order are the recorder's
         // bookkeeping, not the caller's work: the runtime has built its
         // nodes and edges before `run` (it only releases them).
-        let (ids, succ, mut indeg, mut ready) = record::untimed(|| {
+        let (ids, succ, mut indeg, mut ready, mut bodies) = record::untimed(|| {
             let ids: Vec<_> = (0..n).map(|_| record::node_task(latch)).collect();
             let mut succ = vec![Vec::new(); n];
             let mut indeg = vec![0usize; n];
@@ -213,9 +213,9 @@ impl<'a> Graph<'a> {
                 indeg[b] += 1;
             }
             let ready: std::collections::VecDeque<usize> = (0..n).filter(|&i| indeg[i] == 0).collect();
-            (ids, succ, indeg, ready)
+            let bodies: Vec<Option<Body<'a>>> = self.bodies.into_iter().map(Some).collect();
+            (ids, succ, indeg, ready, bodies)
         });
-        let mut bodies: Vec<Option<Body<'a>>> = record::untimed(|| self.bodies.into_iter().map(Some).collect());
         for &s in &ready {
             record::spawn_existing(ids[s]);
         }

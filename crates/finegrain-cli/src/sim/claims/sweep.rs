@@ -144,9 +144,6 @@ pub fn sweep_phase(
                                 }
                             });
                         }
-                        if rs.is_empty() {
-                            held.release();
-                        }
                     }
                 })
             })
