@@ -27,6 +27,8 @@ pub struct Row {
     pub tasks_run: u64,
     pub stolen_pct: f64,
     pub messages: u64,
+    /// ADM's messages by kind: name, count, mean cycles from send to handler.
+    pub message_kinds: Vec<(String, u64, f64)>,
     /// Misses per thousand instructions at each cache level, DRAM accesses
     /// and network flit-hops per thousand instructions. Instructions are the
     /// trace's work cycles at an IPC of 1 on the recording machine (stated in
@@ -67,6 +69,7 @@ pub fn rows(results: &[SimResult], labels: &[String]) -> Vec<Row> {
             tasks_run: r.tasks_run,
             stolen_pct: 100.0 * r.tasks_stolen as f64 / r.tasks_run.max(1) as f64,
             messages: r.messages,
+            message_kinds: r.message_kinds.iter().map(|k| (k.name.to_string(), k.count, k.mean_latency())).collect(),
             l1_mpki: m[0] / kinstr,
             l2_mpki: m[1] / kinstr,
             l3_mpki: m[2] / kinstr,
@@ -132,7 +135,25 @@ pub fn table(rows: &[Row], source: &str, preset: &Preset) -> String {
             format!("{:.2}", r.dram_pki),
         ]);
     }
-    format!("{source} on {} ({}):\n{}", preset.name, preset.summary, t.render())
+    let mut out = format!("{source} on {} ({}):\n{}", preset.name, preset.summary, t.render());
+    out.push_str(&message_table(rows));
+    out
+}
+
+/// Messages by kind for the runs that send them (ADM): how many were sent,
+/// and their mean cycles from send to the start of their handler.
+fn message_table(rows: &[Row]) -> String {
+    let Some(first) = rows.iter().find(|r| !r.message_kinds.is_empty()) else { return String::new() };
+    let mut cols: Vec<(&str, bool)> = vec![("policy", false), ("threads", true)];
+    let names: Vec<String> = first.message_kinds.iter().map(|k| format!("{} n / cycles", k.0)).collect();
+    cols.extend(names.iter().map(|n| (n.as_str(), true)));
+    let mut t = Table::new(&cols);
+    for r in rows.iter().filter(|r| !r.message_kinds.is_empty()) {
+        let mut row = vec![r.policy.clone(), r.threads.to_string()];
+        row.extend(r.message_kinds.iter().map(|(_, n, lat)| format!("{n} / {lat:.0}")));
+        t.push(row);
+    }
+    format!("\nmessages by kind (count / mean cycles from send to handler):\n{}", t.render())
 }
 
 pub fn presets_help() -> String {

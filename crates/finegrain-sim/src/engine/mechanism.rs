@@ -54,6 +54,11 @@ pub(crate) trait SimMechanism {
         false
     }
 
+    /// Messages by kind, for a mechanism that sends them (ADM).
+    fn message_kinds(&self) -> Vec<super::result::MessageKind> {
+        Vec::new()
+    }
+
     /// `w` went to sleep at `at` (the loop has marked it asleep).
     fn on_sleep(&mut self, _cx: &mut Ctx<'_>, _w: usize, _at: u64) {}
 

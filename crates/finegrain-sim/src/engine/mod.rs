@@ -54,7 +54,7 @@ mod run;
 pub mod space;
 
 pub use config::{Delivery, ModelSwitches, SimConfig, SimPolicy, IDEAL_NETWORK_CYCLES};
-pub use result::{Bucket, Op, OpCost, SimResult};
+pub use result::{Bucket, MessageKind, Op, OpCost, SimResult};
 pub use run::simulate;
 pub use space::{Locality, SpaceManager};
 

@@ -56,6 +56,24 @@ impl OpCost {
     }
 }
 
+/// One kind of message (ADM's, ASPLOS 2010, Table 2): how many were sent,
+/// and their cycles from send to the start of their handler, summed (the
+/// network, a receiver busy with another handler, or under polling the wait
+/// for the receiver's next scheduling point).
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub struct MessageKind {
+    pub name: &'static str,
+    pub count: u64,
+    pub latency: u64,
+}
+
+impl MessageKind {
+    /// Mean cycles from send to handler (0 if none was sent).
+    pub fn mean_latency(&self) -> f64 {
+        self.latency as f64 / self.count.max(1) as f64
+    }
+}
+
 /// The outcome of one simulation.
 #[derive(Clone, Debug)]
 pub struct SimResult {
@@ -72,6 +90,8 @@ pub struct SimResult {
     /// Tasks run by a worker other than the one that made them ready.
     pub tasks_stolen: u64,
     pub messages: u64,
+    /// Messages by kind (empty for mechanisms that send none).
+    pub message_kinds: Vec<MessageKind>,
     /// Work cycles of the trace (at the recording machine's clock) and the
     /// same divided by the preset's IPC.
     pub work_cycles: u64,

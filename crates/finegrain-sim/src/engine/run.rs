@@ -506,6 +506,7 @@ impl<'g, M: SimMechanism> Sim<'g, M> {
             tasks_run: self.cx.tasks_run,
             tasks_stolen: self.cx.tasks_stolen,
             messages: self.cx.messages,
+            message_kinds: self.mech.message_kinds(),
             work_cycles: self.cx.g.total_cycles(),
             space_tasks: self.spaces.tasks,
             space_stolen: self.spaces.stolen,

@@ -6,7 +6,7 @@
 
 use super::mailbox::MsgKind;
 use super::messaging::AdmWorker;
-use super::shared::{starving_flags, starving_word, WORKER};
+use super::shared::{ends_of, ends_word, starving_ends, starving_flags, starving_word, WORKER};
 use super::tokens::{self};
 use crate::mechanism::Handles;
 use crate::policy::adm::{route as policy_route, Action, PhaseTokens, Route};
@@ -35,7 +35,7 @@ impl AdmWorker {
                         done = unsafe { tokens::absorb_tokens(&mut node.tokens, tokens(w[3], 0, w[4], w[5], false), is_root) };
                     }
                     let (starving, waiting) = starving_flags(w[2]);
-                    node.on_update_waiting(&tree, child, w[1], starving, waiting)
+                    node.on_update_ending(&tree, child, w[1], starving, waiting, starving_ends(w[2]))
                 }
                 MsgKind::Reduce => {
                     done = unsafe { tokens::absorb_tokens(&mut node.tokens, tokens(w[1], 0, w[2], w[3], false), is_root) };
@@ -47,8 +47,8 @@ impl AdmWorker {
                     Vec::new()
                 }
                 MsgKind::VictimUpdate => node.on_victim_update(&tree, child, w[1]),
-                MsgKind::StealerUpdate => node.on_stealer_update(&tree, child, w[1], w[2] != 0),
-                MsgKind::Steal => node.distribute(&tree, w[1], w[2]),
+                MsgKind::StealerUpdate => node.on_stealer_update(&tree, child, w[1], w[2] != 0, ends_of(w[3])),
+                MsgKind::Steal => node.distribute(&tree, w[1], w[2], ends_of(w[3])),
                 MsgKind::Unblock => vec![Action::Unblock],
                 MsgKind::Task | MsgKind::PhaseDone => Vec::new(),
             };
@@ -98,12 +98,12 @@ impl AdmWorker {
         let part = tree.partition_of(level, h.index);
         for route in actions.into_iter().flat_map(|a| policy_route(&tree, level, part, a)) {
             match route {
-                Route::StealWorker { victim, stealer, k } => self.send(h, victim, MsgKind::Steal, &[WORKER, stealer, k]),
-                Route::StealPartition { level, part, stealer_first, k } => {
-                    self.send(h, tree.host(level, part), MsgKind::Steal, &[level as usize, stealer_first, k])
+                Route::StealWorker { victim, stealer, k, ends } => self.send(h, victim, MsgKind::Steal, &[WORKER, stealer, k, ends_word(ends)]),
+                Route::StealPartition { level, part, stealer_first, k, ends } => {
+                    self.send(h, tree.host(level, part), MsgKind::Steal, &[level as usize, stealer_first, k, ends_word(ends)])
                 }
-                Route::Update { level, part, count, starving, waiting, .. } => {
-                    let starving = starving_word(starving, waiting);
+                Route::Update { level, part, count, starving, waiting, ends, .. } => {
+                    let starving = starving_word(starving, waiting, ends);
                     // One phase's reduction tokens ride along, if this manager holds any.
                     let t = self.managers.borrow_mut().get_mut(level as usize - 1).and_then(|m| m.tokens.take_any());
                     let host = tree.host(level, part);

@@ -33,7 +33,7 @@
 
 use super::dedicated::Dedicated;
 use super::mailbox::{Msg, MsgKind};
-use super::shared::{starving_flags, Shared, WORKER};
+use super::shared::{ends_of, ends_word, starving_ends, starving_flags, Shared, WORKER};
 use super::tokens;
 use crate::policy::adm::{route, Action, ManagerNode, PhaseTokens, Route, Tree};
 use crate::sleep::Sleep;
@@ -44,9 +44,10 @@ use std::collections::VecDeque;
 /// Work between managers, kept on this thread.
 enum Event {
     /// Child partition `child` of (`level`, `part`) reports, with tokens.
-    Update { level: u32, part: usize, child: usize, count: usize, starving: bool, waiting: bool, tokens: Option<PhaseTokens> },
+    /// `ends`: the end of a steal it passes up.
+    Update { level: u32, part: usize, child: usize, count: usize, starving: bool, waiting: bool, ends: Option<u32>, tokens: Option<PhaseTokens> },
     /// The parent asks partition (`level`, `part`) for `k` tasks.
-    Steal { level: u32, part: usize, stealer_first: usize, k: usize },
+    Steal { level: u32, part: usize, stealer_first: usize, k: usize, ends: Option<u32> },
     /// Nothing left anywhere: pass it down.
     /// `epoch`: the one its root decided it at (`AdmWorker::carry_out`).
     Unblock { level: u32, part: usize, epoch: usize },
@@ -145,10 +146,10 @@ impl Managers<'_> {
                 let actions = match msg.kind {
                     MsgKind::Update => {
                         let (starving, waiting) = starving_flags(w[2]);
-                        node.on_update_waiting(&tree, src, w[1], starving, waiting)
+                        node.on_update_ending(&tree, src, w[1], starving, waiting, starving_ends(w[2]))
                     }
                     MsgKind::VictimUpdate => node.on_victim_update(&tree, src, w[1]),
-                    _ => node.on_stealer_update(&tree, src, w[1], w[2] != 0),
+                    _ => node.on_stealer_update(&tree, src, w[1], w[2] != 0, ends_of(w[3])),
                 };
                 self.carry_out(0, part, actions);
             }
@@ -162,13 +163,15 @@ impl Managers<'_> {
         let tree = self.tree;
         while let Some(e) = self.events.pop_front() {
             let (level, part, actions) = match e {
-                Event::Update { level, part, child, count, starving, waiting, tokens } => {
+                Event::Update { level, part, child, count, starving, waiting, ends, tokens } => {
                     if let Some(t) = tokens {
                         self.absorb(level, part, t);
                     }
-                    (level, part, self.nodes[level as usize][part].on_update_waiting(&tree, child, count, starving, waiting))
+                    (level, part, self.nodes[level as usize][part].on_update_ending(&tree, child, count, starving, waiting, ends))
                 }
-                Event::Steal { level, part, stealer_first, k } => (level, part, self.nodes[level as usize][part].distribute(&tree, stealer_first, k)),
+                Event::Steal { level, part, stealer_first, k, ends } => {
+                    (level, part, self.nodes[level as usize][part].distribute(&tree, stealer_first, k, ends))
+                }
                 Event::Unblock { level, part, epoch } => {
                     self.carry_out_at(level, part, vec![Action::Unblock], Some(epoch));
                     continue;
@@ -202,14 +205,16 @@ impl Managers<'_> {
         let tree = self.tree;
         for r in actions.into_iter().flat_map(|a| route(&tree, level, part, a)) {
             match r {
-                Route::StealWorker { victim, stealer, k } => {
+                Route::StealWorker { victim, stealer, k, ends } => {
                     self.steals_sent += 1;
-                    self.send(victim, MsgKind::Steal, &[WORKER, stealer, k])
+                    self.send(victim, MsgKind::Steal, &[WORKER, stealer, k, ends_word(ends)])
                 }
-                Route::StealPartition { level, part, stealer_first, k } => self.events.push_back(Event::Steal { level, part, stealer_first, k }),
-                Route::Update { level, part, child, count, starving, waiting } => {
+                Route::StealPartition { level, part, stealer_first, k, ends } => {
+                    self.events.push_back(Event::Steal { level, part, stealer_first, k, ends })
+                }
+                Route::Update { level, part, child, count, starving, waiting, ends } => {
                     let tokens = self.nodes[level as usize - 1][child].tokens.take_any();
-                    self.events.push_back(Event::Update { level, part, child, count, starving, waiting, tokens });
+                    self.events.push_back(Event::Update { level, part, child, count, starving, waiting, ends, tokens });
                 }
                 Route::UnblockWorker(w) => self.send(w, MsgKind::Unblock, &[WORKER, epoch.unwrap_or_else(|| self.shared.unblock_epoch())]),
                 Route::UnblockPartition { level, part } => {

@@ -486,10 +486,11 @@ impl AdmWorker {
                     self.believed_waiting.set(false);
                     self.unblocked.set(false);
                     self.set_report_at(h, len);
-                    self.send(h, self.level0_host(h), MsgKind::StealerUpdate, &[0, len, (len == 0) as usize]);
+                    // Word 2 of the last TASK: whose steal this ends.
+                    self.send(h, self.level0_host(h), MsgKind::StealerUpdate, &[0, len, (len == 0) as usize, w[2]]);
                 }
             }
-            MsgKind::Steal if w[0] == WORKER => self.give_tasks(h, w[1], w[2]),
+            MsgKind::Steal if w[0] == WORKER => self.give_tasks(h, w[1], w[2], w[3]),
             MsgKind::Unblock if w[0] == WORKER => {
                 // The epoch the sender saw: an UNBLOCK decided before a job
                 // came in from outside is out of date when it arrives.
@@ -508,21 +509,24 @@ impl AdmWorker {
     /// usually the largest), then the oldest tasks of the private queue.
     /// Table 5's "send task": timed one by one, whether a STEAL asked for
     /// the tasks or a sleeper is fed directly.
-    pub(super) fn give_tasks(&self, h: &Handles, stealer: usize, k: usize) {
-        crate::stats::timed(h.counters(), Op::SendTask, || self.give_tasks_untimed(h, stealer, k))
+    /// `ends`: the [`ends_word`](super::shared::ends_word) of the steal,
+    /// which the last `TASK` carries to the stealer.
+    pub(super) fn give_tasks(&self, h: &Handles, stealer: usize, k: usize, ends: usize) {
+        crate::stats::timed(h.counters(), Op::SendTask, || self.give_tasks_untimed(h, stealer, k, ends))
     }
 
-    pub(super) fn give_tasks_untimed(&self, h: &Handles, stealer: usize, k: usize) {
+    pub(super) fn give_tasks_untimed(&self, h: &Handles, stealer: usize, k: usize, ends: usize) {
         let mut jobs: Vec<JobRef> = Vec::with_capacity(k.min(16));
         self.take_oldest_work(h, k, |j| jobs.push(j));
         let n = jobs.len();
         for (i, j) in jobs.into_iter().enumerate() {
             // Until the stealer is flagged busy (`Shared::unblock_epoch`).
             self.shared().in_flight.fetch_add(1, Ordering::SeqCst);
-            self.send(h, stealer, MsgKind::Task, &[j.to_word(), (i + 1 == n) as usize]);
+            let last = i + 1 == n;
+            self.send(h, stealer, MsgKind::Task, &[j.to_word(), last as usize, if last { ends } else { 0 }]);
         }
         if n == 0 {
-            self.send(h, stealer, MsgKind::Task, &[0, 1]);
+            self.send(h, stealer, MsgKind::Task, &[0, 1, ends]);
         }
         let left = self.pending();
         self.set_report_at(h, left);

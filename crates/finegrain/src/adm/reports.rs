@@ -63,7 +63,7 @@ impl AdmWorker {
     /// their partial results up the tree, one phase on the `UPDATE` itself
     /// and any others on `REDUCE` messages.
     pub(super) fn report_starving(&self, h: &Handles, waiting: bool) {
-        let starving = starving_word(true, waiting);
+        let starving = starving_word(true, waiting, None);
         self.send_enqueue_tokens(h);
         let host = self.level0_host(h);
         let mut first: Option<PhaseTokens> = None;

@@ -16,14 +16,32 @@ pub(crate) const WORKER: usize = usize::MAX;
 
 /// Word 2 of an `UPDATE` or `STEALER_UPDATE`: bit 0, starving; bit 1,
 /// starving while waiting for a `join` or scope
-/// (`policy::adm::ManagerNode::on_update_waiting`).
-pub(crate) fn starving_word(starving: bool, waiting: bool) -> usize {
-    starving as usize | ((starving && waiting) as usize) << 1
+/// (`policy::adm::ManagerNode::on_update_waiting`); from bit 2 up, the
+/// [`ends_word`] of the steal this report passes up
+/// (`ManagerNode::on_update_ending`).
+pub(crate) fn starving_word(starving: bool, waiting: bool, ends: Option<u32>) -> usize {
+    starving as usize | ((starving && waiting) as usize) << 1 | ends_word(ends) << 2
 }
 
 /// The two flags of [`starving_word`].
 pub(crate) fn starving_flags(w: usize) -> (bool, bool) {
     (w & 1 != 0, w & 2 != 0)
+}
+
+/// The end a [`starving_word`] passes up.
+pub(crate) fn starving_ends(w: usize) -> Option<u32> {
+    ends_of(w >> 2)
+}
+
+/// A steal's `ends` (`policy::adm::Action::Steal`) as one word of a
+/// `STEAL`, `TASK` or `STEALER_UPDATE`: 0 for none, else the level plus one.
+pub(crate) fn ends_word(ends: Option<u32>) -> usize {
+    ends.map_or(0, |l| l as usize + 1)
+}
+
+/// The `ends` of an [`ends_word`].
+pub(crate) fn ends_of(w: usize) -> Option<u32> {
+    w.checked_sub(1).map(|l| l as u32)
 }
 
 /// The pool's mailboxes, and the dedicated manager's if there is one.

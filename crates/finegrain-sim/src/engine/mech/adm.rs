@@ -35,7 +35,7 @@ use crate::engine::context::Ctx;
 use crate::engine::costs;
 use crate::engine::item::{Frame, Item, Work};
 use crate::engine::mechanism::{Found, SimMechanism};
-use crate::engine::result::{Bucket, Op};
+use crate::engine::result::{Bucket, MessageKind, Op};
 use finegrain::policy::adm::{
     hand_to_idle, handoff_candidates, next_report_threshold, route, Action, Handoff, ManagerNode, Route, Tree, RECEIVE_BUFFER,
 };
@@ -44,17 +44,29 @@ use std::collections::{BTreeSet, VecDeque};
 
 #[derive(Copy, Clone, Debug)]
 enum ToManager {
-    Update { child: usize, count: usize, starving: bool },
+    Update { child: usize, count: usize, starving: bool, ends: Option<u32> },
     VictimUpdate { child: usize, left: usize },
-    StealerUpdate { child: usize, count: usize, starving: bool },
-    Steal { stealer_first: usize, k: usize },
+    StealerUpdate { child: usize, count: usize, starving: bool, ends: Option<u32> },
+    Steal { stealer_first: usize, k: usize, ends: Option<u32> },
     Unblock,
 }
 
 #[derive(Clone, Debug)]
 enum ToWorker {
-    Steal { stealer: usize, k: usize },
-    Task { item: Option<Item>, last: bool },
+    /// `ends`: whose steal the stealer's `STEALER_UPDATE` ends
+    /// (`ManagerNode::on_stealer_update`).
+    Steal {
+        stealer: usize,
+        k: usize,
+        ends: Option<u32>,
+    },
+    /// `last`: the burst is over, ending the steal of the manager at level
+    /// `ends` (`Some(0)` for a hand-off: the stealer's own manager).
+    Task {
+        item: Option<Item>,
+        last: bool,
+        ends: Option<u32>,
+    },
     Unblock,
 }
 
@@ -63,6 +75,23 @@ enum Msg {
     Manager { level: u32, part: usize, m: ToManager },
     Worker { w: usize, m: ToWorker },
 }
+
+impl Msg {
+    /// Its kind's index in [`KINDS`].
+    fn kind(&self) -> usize {
+        match self {
+            Msg::Manager { m: ToManager::Update { .. }, .. } => 0,
+            Msg::Manager { m: ToManager::VictimUpdate { .. }, .. } => 1,
+            Msg::Manager { m: ToManager::StealerUpdate { .. }, .. } => 2,
+            Msg::Manager { m: ToManager::Steal { .. }, .. } | Msg::Worker { m: ToWorker::Steal { .. }, .. } => 3,
+            Msg::Worker { m: ToWorker::Task { .. }, .. } => 4,
+            Msg::Manager { m: ToManager::Unblock, .. } | Msg::Worker { m: ToWorker::Unblock, .. } => 5,
+        }
+    }
+}
+
+/// The message kinds of ASPLOS 2010, Table 2, as [`MessageKind`] names.
+const KINDS: [&str; 6] = ["UPDATE", "VICTIM_UPDATE", "STEALER_UPDATE", "STEAL", "TASK", "UNBLOCK"];
 
 #[derive(Debug)]
 pub(crate) struct AdmMech {
@@ -78,10 +107,11 @@ pub(crate) struct AdmMech {
     pub nothing_left: Vec<bool>,
     /// Managers, `[level][partition]`.
     pub managers: Vec<Vec<ManagerNode>>,
-    msgs: Vec<Option<Msg>>,
+    /// Messages on their way, each with the cycle it was sent at.
+    msgs: Vec<Option<(Msg, u64)>>,
     free: Vec<u32>,
     /// `Poll`: delivered messages waiting for their receiver's turn.
-    mail: Vec<VecDeque<Msg>>,
+    mail: Vec<VecDeque<(Msg, u64)>>,
     /// Starving workers asleep (candidates for `hand_to_idle`).
     sleepers: BTreeSet<u32>,
     /// Messages that found their receiver's buffer full (`Poll` only: an
@@ -89,6 +119,8 @@ pub(crate) struct AdmMech {
     pub overflows: u64,
     /// Interrupts: when each worker's current handler ends.
     handler_busy: Vec<u64>,
+    /// Per message kind ([`KINDS`]): sent, and cycles from send to handler.
+    kinds: [MessageKind; 6],
 }
 
 impl AdmMech {
@@ -107,6 +139,7 @@ impl AdmMech {
             sleepers: BTreeSet::new(),
             overflows: 0,
             handler_busy: vec![0; n],
+            kinds: KINDS.map(|name| MessageKind { name, ..MessageKind::default() }),
         }
     }
 }
@@ -135,13 +168,14 @@ impl AdmMech {
         }
         cx.messages += 1;
         let s = &mut *self;
+        s.kinds[m.kind()].count += 1;
         let slot = match s.free.pop() {
             Some(i) => {
-                s.msgs[i as usize] = Some(m);
+                s.msgs[i as usize] = Some((m, t));
                 i
             }
             None => {
-                s.msgs.push(Some(m));
+                s.msgs.push(Some((m, t)));
                 (s.msgs.len() - 1) as u32
             }
         };
@@ -151,7 +185,7 @@ impl AdmMech {
 
     fn adm_deliver(&mut self, cx: &mut Ctx<'_>, slot: u32, at: u64) {
         let to = {
-            let m = self.msgs[slot as usize].clone().expect("a live message");
+            let (m, _) = self.msgs[slot as usize].clone().expect("a live message");
             self.receiver(&m)
         };
         // One core runs one handler at a time: a message arriving while the
@@ -164,7 +198,7 @@ impl AdmMech {
                 return;
             }
         }
-        let m = {
+        let (m, sent) = {
             let s = &mut *self;
             s.free.push(slot);
             s.msgs[slot as usize].take().expect("a live message")
@@ -181,7 +215,7 @@ impl AdmMech {
                     cx.w[to].debt += c;
                 }
             }
-            self.mail[to].push_back(m);
+            self.mail[to].push_back((m, sent));
             if cx.w[to].asleep {
                 // Polling: the sleeper is a parked thread (`wake_cycles`).
                 self.sleepers.remove(&(to as u32));
@@ -194,7 +228,7 @@ impl AdmMech {
         if cx.cfg.delivery == Delivery::Uli {
             at_recv += cx.sched_access(to, mailbox_line(to), false, at);
         }
-        let (c, bucket) = self.handle(cx, to, m, at_recv);
+        let (c, bucket) = self.handle(cx, to, m, sent, at_recv);
         let c = c + (at_recv - at);
         self.handler_busy[to] = at + c;
         cx.charge(to, bucket, c);
@@ -221,16 +255,18 @@ impl AdmMech {
             return 0;
         }
         let mut total = 0;
-        while let Some(m) = self.mail[w].pop_front() {
-            let (c, bucket) = self.handle(cx, w, m, t + total);
+        while let Some((m, sent)) = self.mail[w].pop_front() {
+            let (c, bucket) = self.handle(cx, w, m, sent, t + total);
             cx.charge(w, bucket, c);
             total += c;
         }
         total
     }
 
-    /// Run the handler of `m` at its receiver `to`: cycles and bucket.
-    fn handle(&mut self, cx: &mut Ctx<'_>, to: usize, m: Msg, t: u64) -> (u64, Bucket) {
+    /// Run the handler of `m`, sent at `sent`, at its receiver `to`: cycles
+    /// and bucket.
+    fn handle(&mut self, cx: &mut Ctx<'_>, to: usize, m: Msg, sent: u64, t: u64) -> (u64, Bucket) {
+        self.kinds[m.kind()].latency += t.saturating_sub(sent);
         match m {
             Msg::Manager { level, part, m } => {
                 let c = self.manager(cx, to, level, part, m, t);
@@ -247,10 +283,10 @@ impl AdmMech {
             let tree = s.tree;
             let node = &mut s.managers[level as usize][part];
             match m {
-                ToManager::Update { child, count, starving } => node.on_update(&tree, child, count, starving),
+                ToManager::Update { child, count, starving, ends } => node.on_update_ending(&tree, child, count, starving, false, ends),
                 ToManager::VictimUpdate { child, left } => node.on_victim_update(&tree, child, left),
-                ToManager::StealerUpdate { child, count, starving } => node.on_stealer_update(&tree, child, count, starving),
-                ToManager::Steal { stealer_first, k } => node.distribute(&tree, stealer_first, k),
+                ToManager::StealerUpdate { child, count, starving, ends } => node.on_stealer_update(&tree, child, count, starving, ends),
+                ToManager::Steal { stealer_first, k, ends } => node.distribute(&tree, stealer_first, k, ends),
                 ToManager::Unblock => vec![Action::Unblock],
             }
         };
@@ -259,13 +295,15 @@ impl AdmMech {
         for a in actions {
             for r in route(&tree, level, part, a) {
                 let msg = match r {
-                    Route::StealWorker { victim, stealer, k } => Msg::Worker { w: victim, m: ToWorker::Steal { stealer, k } },
-                    Route::StealPartition { level, part, stealer_first, k } => Msg::Manager { level, part, m: ToManager::Steal { stealer_first, k } },
-                    Route::Update { level, part, child, count, starving, .. } => {
+                    Route::StealWorker { victim, stealer, k, ends } => Msg::Worker { w: victim, m: ToWorker::Steal { stealer, k, ends } },
+                    Route::StealPartition { level, part, stealer_first, k, ends } => {
+                        Msg::Manager { level, part, m: ToManager::Steal { stealer_first, k, ends } }
+                    }
+                    Route::Update { level, part, child, count, starving, ends, .. } => {
                         if level > tree.root() {
                             continue;
                         }
-                        Msg::Manager { level, part, m: ToManager::Update { child, count, starving } }
+                        Msg::Manager { level, part, m: ToManager::Update { child, count, starving, ends } }
                     }
                     Route::UnblockWorker(w) => Msg::Worker { w, m: ToWorker::Unblock },
                     Route::UnblockPartition { level, part } => Msg::Manager { level, part, m: ToManager::Unblock },
@@ -284,7 +322,7 @@ impl AdmMech {
     fn worker_msg(&mut self, cx: &mut Ctx<'_>, w: usize, m: ToWorker, t: u64) -> u64 {
         let mut c = costs::ADM_HANDLER;
         match m {
-            ToWorker::Steal { stealer, k } => {
+            ToWorker::Steal { stealer, k, ends } => {
                 if self.queues[w].len() < k && split::adm(true, || true) {
                     if let Some(i) = cx.splittable_piece(w) {
                         self.split_piece(cx, w, i);
@@ -292,20 +330,20 @@ impl AdmMech {
                 }
                 let k = k.min(self.queues[w].len());
                 if k == 0 {
-                    c += self.send(cx, w, Msg::Worker { w: stealer, m: ToWorker::Task { item: None, last: true } }, t + c);
+                    c += self.send(cx, w, Msg::Worker { w: stealer, m: ToWorker::Task { item: None, last: true, ends } }, t + c);
                 }
                 for i in 0..k {
                     let item = self.queues[w].pop_front().expect("counted");
                     let before = c;
                     c += costs::LOCAL_POP;
-                    c += self.send(cx, w, Msg::Worker { w: stealer, m: ToWorker::Task { item: Some(item), last: i + 1 == k } }, t + c);
+                    c += self.send(cx, w, Msg::Worker { w: stealer, m: ToWorker::Task { item: Some(item), last: i + 1 == k, ends } }, t + c);
                     cx.op(Op::SendTask, c - before);
                 }
                 let left = self.queues[w].len();
                 self.reported[w] = left;
                 c += self.to_own_manager(cx, w, ToManager::VictimUpdate { child: w, left }, t + c);
             }
-            ToWorker::Task { item, last } => {
+            ToWorker::Task { item, last, ends } => {
                 if let Some(item) = item {
                     self.queues[w].push_back(item);
                     self.nothing_left[w] = false;
@@ -320,7 +358,7 @@ impl AdmMech {
                         s.starving[w] = false;
                         s.reported[w] = count;
                     }
-                    c += self.to_own_manager(cx, w, ToManager::StealerUpdate { child: w, count, starving }, t + c);
+                    c += self.to_own_manager(cx, w, ToManager::StealerUpdate { child: w, count, starving, ends }, t + c);
                 }
             }
             ToWorker::Unblock => {
@@ -372,7 +410,7 @@ impl AdmMech {
             if let Some(v) = idle.filter(|_| hand_to_idle(true, count > 0) == 1) {
                 let item = self.queues[w].pop_front().expect("count > 0");
                 self.sleepers.remove(&(v as u32));
-                c += self.send(cx, w, Msg::Worker { w: v, m: ToWorker::Task { item: Some(item), last: true } }, t + c);
+                c += self.send(cx, w, Msg::Worker { w: v, m: ToWorker::Task { item: Some(item), last: true, ends: None } }, t + c);
                 count -= 1;
             }
         }
@@ -380,7 +418,7 @@ impl AdmMech {
             let s = &mut *self;
             s.reported[w] = count;
             s.starving[w] = false;
-            c += self.to_own_manager(cx, w, ToManager::Update { child: w, count, starving: false }, t + c);
+            c += self.to_own_manager(cx, w, ToManager::Update { child: w, count, starving: false, ends: None }, t + c);
         }
         c
     }
@@ -429,7 +467,7 @@ impl AdmMech {
         if !s.starving[w] {
             s.starving[w] = true;
             s.reported[w] = 0;
-            c = self.to_own_manager(cx, w, ToManager::Update { child: w, count: 0, starving: true }, t);
+            c = self.to_own_manager(cx, w, ToManager::Update { child: w, count: 0, starving: true, ends: None }, t);
         }
         self.sleepers.insert(w as u32);
         let nothing = self.nothing_left[w];
@@ -462,6 +500,10 @@ impl SimMechanism for AdmMech {
     /// the message's arrival runs its handler at once (about 50 cycles,
     /// ASPLOS 2010, section 4.3), which is the whole wake-up; under polling
     /// (today's runtime) it is a parked thread.
+    fn message_kinds(&self) -> Vec<MessageKind> {
+        self.kinds.to_vec()
+    }
+
     fn wake_cycles(&self, cx: &Ctx<'_>) -> u64 {
         match cx.cfg.delivery {
             Delivery::Poll => cx.cfg.preset.wake_cycles,

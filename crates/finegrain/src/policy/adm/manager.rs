@@ -10,12 +10,17 @@ use std::ops::Range;
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Action {
     /// Ask child `victim` (worker or partition) to send `k` tasks to the
-    /// stealer(s) whose first worker is `stealer_first`.
-    Steal { victim: usize, stealer_first: usize, k: usize },
+    /// stealer(s) whose first worker is `stealer_first`. `ends`: the level
+    /// of the manager that waits for this steal to end, whose end the
+    /// stealer's `STEALER_UPDATE` reports (`None`: one share of a steal
+    /// split over a partition, whose end another share reports).
+    Steal { victim: usize, stealer_first: usize, k: usize, ends: Option<u32> },
     /// Tell the parent manager this partition's aggregate count, whether it
     /// is starving, and whether a worker in it waits for a `join` or scope
-    /// ([`ManagerNode::on_update_waiting`]).
-    Update { count: usize, starving: bool, waiting: bool },
+    /// ([`ManagerNode::on_update_waiting`]). `ends`: this report passes up
+    /// the end of a steal into this partition that the manager at that
+    /// level decided ([`ManagerNode::on_update_ending`]).
+    Update { count: usize, starving: bool, waiting: bool, ends: Option<u32> },
     /// Nothing left anywhere: workers may park.
     Unblock,
 }
@@ -25,14 +30,15 @@ pub enum Action {
 /// (workers, `manager=worker`; one thread, `manager=dedicated`) deliver these.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Route {
-    /// `STEAL` to worker `victim`: send `k` tasks to worker `stealer`.
-    StealWorker { victim: usize, stealer: usize, k: usize },
+    /// `STEAL` to worker `victim`: send `k` tasks to worker `stealer`, whose
+    /// `STEALER_UPDATE` reports the end for the manager at level `ends`.
+    StealWorker { victim: usize, stealer: usize, k: usize, ends: Option<u32> },
     /// `STEAL` to the manager of partition `part` at `level`, for the
     /// partition that starts at worker `stealer_first`.
-    StealPartition { level: u32, part: usize, stealer_first: usize, k: usize },
+    StealPartition { level: u32, part: usize, stealer_first: usize, k: usize, ends: Option<u32> },
     /// `UPDATE` to the manager of partition `part` at `level`, from its child
     /// partition `child`.
-    Update { level: u32, part: usize, child: usize, count: usize, starving: bool, waiting: bool },
+    Update { level: u32, part: usize, child: usize, count: usize, starving: bool, waiting: bool, ends: Option<u32> },
     /// `UNBLOCK` to worker `w`.
     UnblockWorker(usize),
     /// `UNBLOCK` to the manager of partition `part` at `level`.
@@ -43,10 +49,10 @@ pub enum Route {
 /// at `level`: steals and unblocks go down the tree, updates up.
 pub fn route(tree: &Tree, level: u32, part: usize, action: Action) -> Vec<Route> {
     match action {
-        Action::Steal { victim, stealer_first, k } if level == 0 => vec![Route::StealWorker { victim, stealer: stealer_first, k }],
-        Action::Steal { victim, stealer_first, k } => vec![Route::StealPartition { level: level - 1, part: victim, stealer_first, k }],
-        Action::Update { count, starving, waiting } => {
-            vec![Route::Update { level: level + 1, part: part / tree.radix, child: part, count, starving, waiting }]
+        Action::Steal { victim, stealer_first, k, ends } if level == 0 => vec![Route::StealWorker { victim, stealer: stealer_first, k, ends }],
+        Action::Steal { victim, stealer_first, k, ends } => vec![Route::StealPartition { level: level - 1, part: victim, stealer_first, k, ends }],
+        Action::Update { count, starving, waiting, ends } => {
+            vec![Route::Update { level: level + 1, part: part / tree.radix, child: part, count, starving, waiting, ends }]
         }
         Action::Unblock if level == 0 => tree.children(level, part).map(Route::UnblockWorker).collect(),
         Action::Unblock => tree.children(level, part).map(|c| Route::UnblockPartition { level: level - 1, part: c }).collect(),
@@ -111,13 +117,23 @@ impl ManagerNode {
         self.children.contains(&child).then(|| child - self.children.start)
     }
 
+    /// Children with a steal in flight (decided, its end not back yet).
+    pub fn in_flight(&self) -> usize {
+        self.asked.iter().filter(|&&a| a).count()
+    }
+
     pub fn total(&self) -> usize {
         self.counts.iter().sum()
     }
 
-    /// The partition has idle workers and no queued tasks to feed them.
+    /// The partition cannot feed its own hungry children: more of them
+    /// starve than it holds queued tasks (at level 0, more idle workers than
+    /// tasks). Its parent then serves it from outside, as a level-0 manager
+    /// serves a worker below the underflow threshold; with only "nothing
+    /// queued and someone idle", a partition of 64 workers holding three
+    /// tasks was left to feed 63 idle workers from them.
     pub fn partition_starving(&self) -> bool {
-        self.total() == 0 && self.starving.iter().any(|&s| s)
+        self.starving.iter().filter(|&&s| s).count() > self.total()
     }
 
     /// `UPDATE` (or an aggregate update from a child manager).
@@ -133,16 +149,32 @@ impl ManagerNode {
     /// runtime has no nested waits (a worker blocks only at the end of a
     /// phase, section 4.1), so there "all blocked" means "phase over".
     pub fn on_update_waiting(&mut self, tree: &Tree, child: usize, count: usize, starving: bool, waiting: bool) -> Vec<Action> {
+        self.on_update_ending(tree, child, count, starving, waiting, None)
+    }
+
+    /// An `UPDATE` from a child partition that may pass up the end of a
+    /// steal into it (`ends`: the level of the manager that decided it).
+    ///
+    /// A manager above level 0 serves a starving child partition once at a
+    /// time, as a level-0 manager serves a worker: the steal is in flight
+    /// until its end comes back. Table 2 of ASPLOS 2010 gives `STEAL` and
+    /// `STEALER_UPDATE` a level field; here the stealer worker's
+    /// `STEALER_UPDATE` goes to its level-0 manager, and each manager below
+    /// the deciding level passes the end up in its next `UPDATE`, sent at
+    /// once. Without it a manager cannot tell a partition being fed from one
+    /// forgotten: it either pairs it again on every message (serving it
+    /// twice) or never (leaving it idle), and the hierarchy loses most of
+    /// its workers at three levels (`docs/policies.md`).
+    pub fn on_update_ending(&mut self, tree: &Tree, child: usize, count: usize, starving: bool, waiting: bool, ends: Option<u32>) -> Vec<Action> {
         if let Some(i) = self.idx(child) {
             self.counts[i] = count;
             self.starving[i] = starving;
             self.waiting[i] = starving && waiting;
-            if self.level > 0 {
-                // A child partition's report follows any steal into it.
+            if ends == Some(self.level) {
                 self.asked[i] = false;
             }
         }
-        self.decide(tree)
+        self.decide(tree, ends.filter(|&l| l > self.level))
     }
 
     /// `VICTIM_UPDATE`: the victim's real count after sending.
@@ -150,26 +182,35 @@ impl ManagerNode {
         if let Some(i) = self.idx(child) {
             self.counts[i] = left;
         }
-        self.decide(tree)
+        self.decide(tree, None)
     }
 
-    /// `STEALER_UPDATE`: the burst into `child` is over.
-    pub fn on_stealer_update(&mut self, tree: &Tree, child: usize, count: usize, starving: bool) -> Vec<Action> {
+    /// `STEALER_UPDATE`: the burst into worker `child` is over. `ends`: the
+    /// level of the manager whose steal it ends (`Some(0)`: this one's; a
+    /// higher level: passed up in an `UPDATE` at once; `None`: one share of a
+    /// steal split over a partition, which ends nothing).
+    pub fn on_stealer_update(&mut self, tree: &Tree, child: usize, count: usize, starving: bool, ends: Option<u32>) -> Vec<Action> {
         if let Some(i) = self.idx(child) {
             self.counts[i] = count;
             self.starving[i] = starving;
             self.waiting[i] = false;
-            self.asked[i] = false;
+            if ends == Some(self.level) {
+                self.asked[i] = false;
+            }
         }
-        self.decide(tree)
+        self.decide(tree, ends.filter(|&l| l > self.level))
     }
 
-    fn decide(&mut self, tree: &Tree) -> Vec<Action> {
+    /// Rebalance, then unblock (the root) or report up (any other manager)
+    /// when what it reported last has changed, or when `pass_up` is the end
+    /// of a steal a manager above waits for.
+    fn decide(&mut self, tree: &Tree, pass_up: Option<u32>) -> Vec<Action> {
         let mut out = Vec::new();
         self.rebalance(tree, &mut out);
         let any_waiting = self.waiting.iter().any(|&w| w);
         let all_idle = self.starving.iter().all(|&s| s) && self.total() == 0 && !any_waiting;
         if self.is_root {
+            debug_assert!(pass_up.is_none(), "no manager above the root");
             if all_idle && !self.unblocked && self.asked.iter().all(|a| !a) {
                 self.unblocked = true;
                 out.push(Action::Unblock);
@@ -182,9 +223,9 @@ impl ManagerNode {
                 None => true,
                 Some((c, s, w)) => s != now.1 || w != now.2 || now.0 >= next_report_threshold(c) || (now.0 == 0) != (c == 0),
             };
-            if changed {
+            if changed || pass_up.is_some() {
                 self.reported = Some(now);
-                out.push(Action::Update { count: now.0, starving: now.1, waiting: now.2 });
+                out.push(Action::Update { count: now.0, starving: now.1, waiting: now.2, ends: pass_up });
             }
         }
         out
@@ -207,28 +248,33 @@ impl ManagerNode {
                 k = k.min(self.burst);
             }
             self.counts[v] -= k;
-            // A worker's steal is in flight until its STEALER_UPDATE. A steal
-            // into a partition is not tracked: the partition's manager may
-            // spread the burst among its workers at once, leaving its own
-            // report (zero, starving) unchanged, so no message would ever
-            // clear the flag and the partition would never be served again
-            // (found by the simulator at 32 threads, radix 8). Until the
-            // partition reports work, a later decision may pair it again;
-            // the victim's believed count shrinks by `k` each time, so this
-            // is bounded.
-            self.asked[s] = self.level == 0;
+            // In flight until its end comes back (`on_stealer_update`,
+            // `on_update_ending`).
+            self.asked[s] = true;
             out.push(Action::Steal {
                 victim: self.children.start + v,
                 stealer_first: tree.child_first_worker(self.level, self.children.start + s),
                 k,
+                ends: Some(self.level),
             });
         }
     }
 
     /// A `STEAL` for this whole partition (sent by the parent): split `k` over
     /// the children by their counts; child `i` sends to the `i`-th part of the
-    /// stealer partition that starts at worker `stealer_first`.
-    pub fn distribute(&mut self, tree: &Tree, stealer_first: usize, k: usize) -> Vec<Action> {
+    /// stealer partition that starts at worker `stealer_first`. The first
+    /// share carries `ends`, the end the deciding manager waits for; if no
+    /// child is believed to hold a task, an empty steal goes down to the
+    /// first child all the same, so that the end is reported (its victim
+    /// answers with an empty last `TASK`).
+    pub fn distribute(&mut self, tree: &Tree, stealer_first: usize, k: usize, ends: Option<u32>) -> Vec<Action> {
+        // The parent now believes `k` fewer tasks here: so does the memo of
+        // what this manager reported, or a partition the parent believes
+        // empty would never report the work it still holds (its count is
+        // not below what it last reported, so no threshold is crossed).
+        if let Some(r) = &mut self.reported {
+            r.0 = r.0.saturating_sub(k);
+        }
         let total = self.total().max(1);
         let mut out = Vec::new();
         let mut left = k;
@@ -249,7 +295,11 @@ impl ManagerNode {
                 target = stealer_first;
             }
             let share = if self.level == 0 { share.min(self.burst) } else { share };
-            out.push(Action::Steal { victim: self.children.start + i, stealer_first: target, k: share });
+            let ends = if out.is_empty() { ends } else { None };
+            out.push(Action::Steal { victim: self.children.start + i, stealer_first: target, k: share, ends });
+        }
+        if out.is_empty() && ends.is_some() {
+            out.push(Action::Steal { victim: self.children.start, stealer_first, k: 0, ends });
         }
         out
     }

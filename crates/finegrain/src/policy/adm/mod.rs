@@ -295,11 +295,13 @@ pub fn decrease_due(reported: usize, count: usize, underflow: usize) -> bool {
 }
 
 /// Should a manager serve child `s` as a stealer: it is not being served
-/// already, and it is starving with nothing queued, or (a worker, at level 0)
-/// its count is below the underflow threshold.
+/// already, and it is starving (a worker: with nothing queued; a partition:
+/// with more hungry children than queued tasks,
+/// [`ManagerNode::partition_starving`]), or (a worker, at level 0) its count
+/// is below the underflow threshold.
 #[inline]
 pub fn wants_work(starving: bool, asked: bool, count: usize, underflow: usize, level: u32) -> bool {
-    !asked && ((starving && count == 0) || (level == 0 && count < underflow))
+    !asked && ((starving && (count == 0 || level > 0)) || (level == 0 && count < underflow))
 }
 
 /// Tasks to move from a victim believed to hold `victim` tasks to a stealer
@@ -426,5 +428,7 @@ pub(crate) static ADM_HIER: Registration = Registration {
     value,
 };
 
+#[cfg(test)]
+mod hier_tests;
 #[cfg(test)]
 mod tests;

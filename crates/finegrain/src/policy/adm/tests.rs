@@ -3,7 +3,7 @@
 use super::*;
 
 #[test]
-fn a_partition_served_once_can_be_served_again() {
+fn a_partition_is_served_again_once_its_steal_has_ended() {
     // 32 workers, radix 8: the root manages four partitions of eight.
     let tree = Tree::new(32, 8);
     let mut root = ManagerNode::new(&tree, 1, 0, 8);
@@ -11,12 +11,53 @@ fn a_partition_served_once_can_be_served_again() {
         assert!(root.on_update(&tree, p, 0, true).iter().all(|a| !matches!(a, Action::Steal { .. })));
     }
     let first = root.on_update(&tree, 0, 4, false);
-    assert!(first.contains(&Action::Steal { victim: 0, stealer_first: 16, k: 1 }), "{first:?}");
-    // Partition 2 spreads its one task inside at once; its report
-    // (nothing, starving) does not change, so it sends none. When
-    // partition 0 reports more work, partition 2 is served again.
+    assert!(first.contains(&Action::Steal { victim: 0, stealer_first: 16, k: 1, ends: Some(1) }), "{first:?}");
+    // Partition 2 spreads its one task inside at once, so its report
+    // (nothing, starving) does not change. Its steal is in flight until
+    // its end comes back: more work elsewhere does not pair it again.
     let later = root.on_update(&tree, 0, 16, false);
-    assert!(later.iter().any(|a| matches!(a, Action::Steal { stealer_first: 16, .. })), "{later:?}");
+    assert!(!later.iter().any(|a| matches!(a, Action::Steal { stealer_first: 16, .. })), "{later:?}");
+    // An update that ends a steal decided at another level does not count.
+    let other = root.on_update_ending(&tree, 2, 0, true, false, Some(0));
+    assert!(!other.iter().any(|a| matches!(a, Action::Steal { stealer_first: 16, .. })), "{other:?}");
+    // The end: partition 2 is still starving and is served again.
+    let again = root.on_update_ending(&tree, 2, 0, true, false, Some(1));
+    assert!(again.iter().any(|a| matches!(a, Action::Steal { stealer_first: 16, .. })), "{again:?}");
+}
+
+#[test]
+fn the_end_of_a_steal_goes_up_to_the_level_that_decided_it() {
+    // 64 workers, radix 4: three levels (4, 16, 64 workers).
+    let t = Tree::new(64, 4);
+    let mut g0 = ManagerNode::new(&t, 0, 0, 8);
+    // The stealer's STEALER_UPDATE for a level-2 steal: passed up at once,
+    // even though the partition's report has not changed.
+    for w in 0..4 {
+        g0.on_update(&t, w, 0, true);
+    }
+    let up = g0.on_stealer_update(&t, 0, 0, true, Some(2));
+    assert_eq!(up, vec![Action::Update { count: 0, starving: true, waiting: false, ends: Some(2) }]);
+    let mut g1 = ManagerNode::new(&t, 1, 0, 8);
+    let up = g1.on_update_ending(&t, 0, 0, true, false, Some(2));
+    assert!(up.contains(&Action::Update { count: 0, starving: true, waiting: false, ends: Some(2) }), "{up:?}");
+    // A share that ends nothing reports only a change.
+    let mut g0 = ManagerNode::new(&t, 0, 1, 8);
+    assert!(!g0.on_update(&t, 4, 3, false).is_empty());
+    assert!(g0.on_stealer_update(&t, 5, 0, false, None).is_empty());
+}
+
+#[test]
+fn a_steal_into_an_empty_partition_still_reports_its_end() {
+    let t = Tree::new(64, 4);
+    let mut g1 = ManagerNode::new(&t, 1, 2, 8);
+    // Believed empty: an empty steal goes down to the first child.
+    let d = g1.distribute(&t, 0, 5, Some(2));
+    assert_eq!(d, vec![Action::Steal { victim: 8, stealer_first: 0, k: 0, ends: Some(2) }]);
+    let mut g0 = ManagerNode::new(&t, 0, 8, 8);
+    let d = g0.distribute(&t, 0, 0, Some(2));
+    assert_eq!(d, vec![Action::Steal { victim: 32, stealer_first: 0, k: 0, ends: Some(2) }]);
+    // A share that carries no end adds none.
+    assert!(g0.distribute(&t, 0, 3, None).is_empty());
 }
 
 #[test]
@@ -40,11 +81,11 @@ fn central_pairs_starving_with_fullest() {
     assert!(m.on_update(&t, 1, 6, false).is_empty());
     assert!(m.on_update(&t, 2, 2, false).is_empty());
     let a = m.on_update(&t, 3, 0, true);
-    assert_eq!(a, vec![Action::Steal { victim: 1, stealer_first: 3, k: 3 }]);
+    assert_eq!(a, vec![Action::Steal { victim: 1, stealer_first: 3, k: 3, ends: Some(0) }]);
     // Already asked: no second request until the stealer reports.
     assert!(m.on_update(&t, 3, 0, true).is_empty());
-    let a = m.on_stealer_update(&t, 3, 0, true);
-    assert_eq!(a, vec![Action::Steal { victim: 1, stealer_first: 3, k: 2 }]);
+    let a = m.on_stealer_update(&t, 3, 0, true, Some(0));
+    assert_eq!(a, vec![Action::Steal { victim: 1, stealer_first: 3, k: 2, ends: Some(0) }]);
 }
 
 #[test]
@@ -66,17 +107,20 @@ fn hier_level0_reports_up_and_parent_steals_across_partitions() {
     for w in 0..4 {
         ups.extend(g0.on_update(&t, w, 0, true));
     }
-    assert_eq!(ups.last(), Some(&Action::Update { count: 0, starving: true, waiting: false }));
+    assert_eq!(ups.last(), Some(&Action::Update { count: 0, starving: true, waiting: false, ends: None }));
     assert!(root.on_update(&t, 1, 16, false).is_empty());
     let a = root.on_update(&t, 0, 0, true);
-    assert_eq!(a, vec![Action::Steal { victim: 1, stealer_first: 0, k: 8 }]);
+    assert_eq!(a, vec![Action::Steal { victim: 1, stealer_first: 0, k: 8, ends: Some(1) }]);
     // Group 1's manager splits it: i-th victim worker -> i-th stealer worker.
     let mut g1 = ManagerNode::new(&t, 0, 1, 8);
     for (w, c) in [(4, 8), (5, 8), (6, 0), (7, 0)] {
         g1.on_update(&t, w, c, false);
     }
-    let d = g1.distribute(&t, 0, 8);
-    assert_eq!(d, vec![Action::Steal { victim: 4, stealer_first: 0, k: 4 }, Action::Steal { victim: 5, stealer_first: 1, k: 4 }]);
+    let d = g1.distribute(&t, 0, 8, Some(1));
+    assert_eq!(
+        d,
+        vec![Action::Steal { victim: 4, stealer_first: 0, k: 4, ends: Some(1) }, Action::Steal { victim: 5, stealer_first: 1, k: 4, ends: None }]
+    );
 }
 
 #[test]
@@ -106,14 +150,17 @@ fn token_book_completes_only_when_armed_and_balanced() {
 #[test]
 fn routes_go_down_for_steals_and_unblocks_and_up_for_updates() {
     let t = Tree::new(16, 4);
-    assert_eq!(route(&t, 0, 1, Action::Steal { victim: 5, stealer_first: 6, k: 2 }), vec![Route::StealWorker { victim: 5, stealer: 6, k: 2 }]);
     assert_eq!(
-        route(&t, 1, 0, Action::Steal { victim: 2, stealer_first: 4, k: 8 }),
-        vec![Route::StealPartition { level: 0, part: 2, stealer_first: 4, k: 8 }]
+        route(&t, 0, 1, Action::Steal { victim: 5, stealer_first: 6, k: 2, ends: Some(0) }),
+        vec![Route::StealWorker { victim: 5, stealer: 6, k: 2, ends: Some(0) }]
     );
     assert_eq!(
-        route(&t, 0, 3, Action::Update { count: 7, starving: false, waiting: false }),
-        vec![Route::Update { level: 1, part: 0, child: 3, count: 7, starving: false, waiting: false }]
+        route(&t, 1, 0, Action::Steal { victim: 2, stealer_first: 4, k: 8, ends: Some(1) }),
+        vec![Route::StealPartition { level: 0, part: 2, stealer_first: 4, k: 8, ends: Some(1) }]
+    );
+    assert_eq!(
+        route(&t, 0, 3, Action::Update { count: 7, starving: false, waiting: false, ends: None }),
+        vec![Route::Update { level: 1, part: 0, child: 3, count: 7, starving: false, waiting: false, ends: None }]
     );
     assert_eq!(route(&t, 0, 1, Action::Unblock), (4..8).map(Route::UnblockWorker).collect::<Vec<_>>());
     assert_eq!(route(&t, 1, 0, Action::Unblock), (0..4).map(|part| Route::UnblockPartition { level: 0, part }).collect::<Vec<_>>());
@@ -160,15 +207,18 @@ fn underflow_serves_a_worker_before_it_runs_dry() {
     // yet, believed 0) are both below the underflow; each gets half the
     // difference from what the victim is believed to hold.
     let a = m.on_update(&t, 1, 8, false);
-    assert_eq!(a, vec![Action::Steal { victim: 1, stealer_first: 0, k: 4 }, Action::Steal { victim: 1, stealer_first: 2, k: 2 }]);
+    assert_eq!(
+        a,
+        vec![Action::Steal { victim: 1, stealer_first: 0, k: 4, ends: Some(0) }, Action::Steal { victim: 1, stealer_first: 2, k: 2, ends: Some(0) }]
+    );
     // No request while one is in flight.
     assert!(m.on_update(&t, 0, 1, false).is_empty());
     // Steal over: worker 0 holds 1, below the underflow, and the victim
     // (believed 2) has one to spare for it: 0 more (half of 2 - 1).
-    assert!(m.on_stealer_update(&t, 0, 1, false).is_empty());
+    assert!(m.on_stealer_update(&t, 0, 1, false, Some(0)).is_empty());
     // The victim reports 6 left: worker 0, below the underflow, is served again.
     let a = m.on_victim_update(&t, 1, 6);
-    assert_eq!(a, vec![Action::Steal { victim: 1, stealer_first: 0, k: 2 }]);
+    assert_eq!(a, vec![Action::Steal { victim: 1, stealer_first: 0, k: 2, ends: Some(0) }]);
     assert_eq!(steal_amount(5, 1, false), 2);
     assert_eq!(steal_amount(1, 0, true), 1);
     assert_eq!(steal_amount(1, 0, false), 0);
