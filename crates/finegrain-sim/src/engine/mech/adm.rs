@@ -37,7 +37,7 @@ use crate::engine::item::{Frame, Item, Work};
 use crate::engine::mechanism::{Found, SimMechanism};
 use crate::engine::result::{Bucket, MessageKind, Op};
 use finegrain::policy::adm::{
-    hand_to_idle, handoff_candidates, next_report_threshold, route, Action, Handoff, ManagerNode, Route, Tree, RECEIVE_BUFFER,
+    decrease_due, hand_to_idle, handoff_candidates, next_report_threshold, route, Action, Handoff, ManagerNode, Route, Tree, RECEIVE_BUFFER,
 };
 use finegrain::policy::{split, Adm, Order};
 use std::collections::{BTreeSet, VecDeque};
@@ -97,6 +97,9 @@ const KINDS: [&str; 6] = ["UPDATE", "VICTIM_UPDATE", "STEALER_UPDATE", "STEAL", 
 pub(crate) struct AdmMech {
     /// `handoff=`: to whom a slow path hands a task (`hand_to_idle`).
     handoff: Handoff,
+    /// `underflow=`: with the last report, when a dequeue reports a decrease
+    /// (`decrease_due`).
+    underflow: usize,
     pub tree: Tree,
     pub queues: Vec<VecDeque<Item>>,
     /// The count each worker last reported.
@@ -127,6 +130,7 @@ impl AdmMech {
     pub fn new(n: usize, a: Adm) -> AdmMech {
         AdmMech {
             handoff: a.handoff,
+            underflow: a.underflow,
             tree: a.tree(n),
             queues: vec![VecDeque::new(); n],
             reported: vec![0; n],
@@ -455,9 +459,16 @@ impl AdmMech {
         if let Some(item) = own {
             // The runtime's `found_work`: the next time it runs dry it reports again.
             self.starving[w] = false;
-            cx.op(Op::Dequeue, costs::LOCAL_POP);
-            let bucket = Bucket::Dequeue;
-            return Found::Got(item, costs::LOCAL_POP, bucket);
+            let mut c = costs::LOCAL_POP;
+            // The runtime's dequeue (`AdmWorker::decreased`): a fall into the
+            // decrease window is reported.
+            let count = self.queues[w].len();
+            if cx.n > 1 && decrease_due(self.reported[w], count, self.underflow) {
+                self.reported[w] = count;
+                c += self.to_own_manager(cx, w, ToManager::Update { child: w, count, starving: false, ends: None }, t);
+            }
+            cx.op(Op::Dequeue, c);
+            return Found::Got(item, c, Bucket::Dequeue);
         }
         if cx.n == 1 {
             return Found::Sleep(0, Bucket::Starved);
