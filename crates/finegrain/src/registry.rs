@@ -22,6 +22,11 @@ use crossbeam_utils::CachePadded;
 use std::collections::VecDeque;
 use std::sync::Arc;
 
+/// The address of the registry most recently given a job from outside
+/// ([`Registry::in_use`]); 0 before any. A plain `std` atomic: it steers only
+/// how long idle workers stay awake, no protocol rests on it.
+static LAST_CALLED: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
 /// Jobs submitted by threads outside the pool (cold path: a mutex is fine).
 pub(crate) struct Injector {
     queue: Mutex<VecDeque<JobRef>>,
@@ -161,8 +166,29 @@ impl Registry {
     }
 
     pub(crate) fn inject(&self, job: JobRef) {
+        self.mark_called();
         self.injector.push(job);
         self.sleep.notify_new_work();
+    }
+
+    /// This pool is the one of the process most recently given a job from
+    /// outside (`policy::idle`: the idle workers of the others give their
+    /// time budget up). Stored only when it changes, so that calls into one
+    /// pool do not write a line every pool reads.
+    #[inline]
+    fn mark_called(&self) {
+        let me = self as *const Registry as usize;
+        if LAST_CALLED.load(std::sync::atomic::Ordering::Relaxed) != me {
+            LAST_CALLED.store(me, std::sync::atomic::Ordering::Relaxed);
+        }
+    }
+
+    /// Has no other pool of the process been given a job from outside since
+    /// this one was (`Idle::next_timed`'s `pool_in_use`)? A relaxed look: a
+    /// worker that reads it a little late yields a round or two more.
+    #[inline]
+    pub(crate) fn in_use(&self) -> bool {
+        LAST_CALLED.load(std::sync::atomic::Ordering::Relaxed) == self as *const Registry as usize
     }
 
     /// Run `f` on a worker of this registry: directly if the calling thread is
