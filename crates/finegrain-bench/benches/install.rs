@@ -32,6 +32,27 @@ fn finegrain(b: Bencher, policy: &str) {
     b.bench_local(|| pool.install(|| black_box(1u64)));
 }
 
+/// The shape of Rayon's own `join_counter_overflow` test (`pool.join` from
+/// outside, 500,000 times there): a call whose job is a `join` of two tiny
+/// closures, so that the second half may be taken by the other worker and
+/// the first waits for it, inside a call from outside.
+#[divan::bench(
+    args = ["ws", "adm-central", "adm-hier", "carbon", "sw-hier", "pdf", "static"],
+    sample_count = 100,
+    sample_size = 1000
+)]
+fn finegrain_join(b: Bencher, policy: &str) {
+    let pool = finegrain::Pool::new(THREADS, policy).expect("pool");
+    assert_eq!(pool.install(|| 1 + 1), 2);
+    b.bench_local(|| pool.install(|| finegrain::join(|| black_box(1u64), || black_box(2u64))));
+}
+
+#[divan::bench(sample_count = 100, sample_size = 1000)]
+fn rayon_join(b: Bencher) {
+    let pool = rayon::ThreadPoolBuilder::new().num_threads(THREADS).build().expect("rayon pool");
+    b.bench_local(|| pool.join(|| black_box(1u64), || black_box(2u64)));
+}
+
 #[divan::bench(sample_count = 100, sample_size = 1000)]
 fn rayon(b: Bencher) {
     let pool = rayon::ThreadPoolBuilder::new().num_threads(THREADS).build().expect("rayon pool");
