@@ -400,9 +400,10 @@ impl WorkerThread {
         // cleared before the task that made them returns), so the scan is
         // not repeated.
         let mut own_marks = latch.is_some();
-        // When the rounds alone would first have parked this worker, since
-        // its last task (`policy::idle`: the time budget counts from there).
-        let mut rounds_spent: Option<std::time::Instant> = None;
+        // When the rounds alone would first have parked this worker since
+        // its last task (`registry::now_us`; `policy::idle`: the time budget
+        // counts from there, or from the pool's last call if later).
+        let mut rounds_spent: Option<u64> = None;
         loop {
             m.poll(h);
             if done() {
@@ -445,8 +446,9 @@ impl WorkerThread {
             let nothing_left = m.nothing_left();
             let mut nap = None;
             let action = if idle.needs_clock(failed, nothing_left) {
-                let since = *rounds_spent.get_or_insert_with(std::time::Instant::now);
-                let (idle_us, in_use) = (since.elapsed().as_micros() as u64, self.registry().in_use());
+                let (reg, now) = (self.registry(), crate::registry::now_us());
+                let since = (*rounds_spent.get_or_insert(now)).max(reg.called_at_us());
+                let (idle_us, in_use) = (now.saturating_sub(since), reg.in_use());
                 nap = idle.nap_us(idle_us, in_use).map(std::time::Duration::from_micros);
                 idle.next_timed(failed, nothing_left, idle_us, in_use)
             } else {

@@ -44,19 +44,28 @@ pub const MAX_SPIN_PAUSES: u32 = 64;
 /// "The idle budget".
 pub const DEFAULT_AWAKE_US: u32 = 5_000;
 
-/// The default `awake` of a policy on mechanism `m`: [`DEFAULT_AWAKE_US`],
-/// but 0 under the message policies. Their starving worker learns of work
-/// through messages and its rescue (`policy::notify`), and its manager's
-/// `UNBLOCK` and the deep-sleep wake (`adm/`) assume a worker that parks:
-/// in `steal_latency` (two workers, `b` queued behind 1 ms of `a`), a
-/// starving `adm-central` worker that stayed awake seldom interrupted its
-/// victim where one that parked did in most rounds, so `b` mostly started
-/// after `a` (figures: `docs/policies.md`, "The idle budget"). Until that protocol
-/// knows awake starving workers, they park as before; `awake` still sets it.
+/// The default `awake` of a policy on mechanism `m`: [`DEFAULT_AWAKE_US`]
+/// where an idle worker finds new work by looking (the public deques and
+/// the central unit), 0 where it is told of it (figures for both:
+/// `docs/policies.md`, "The idle budget"):
+///
+/// - Under the message policies a starving worker learns of work from
+///   messages and its rescue (`policy::notify`), and the protocol wakes only
+///   the workers parked without a timeout when a job arrives from outside
+///   (`adm/`): in `steal_latency` (two workers, `b` queued behind 1 ms of
+///   `a`) a starving `adm-central` worker that stayed awake seldom
+///   interrupted its victim, where one that parked did in most rounds, so
+///   `b` mostly started after `a`.
+/// - Under `static` a piece is dealt to its worker's inbox and the dealer
+///   wakes that worker if it sleeps: a parked worker is woken at once, an
+///   awake one looks when it next gets a CPU, which on a loaded machine
+///   came after `a` in every round measured.
+///
+/// They park as before; `awake` still sets the budget for them.
 pub const fn default_awake_us(m: Mechanism) -> u32 {
     match m {
-        Mechanism::Adm => 0,
-        Mechanism::Ws | Mechanism::Unit | Mechanism::Fixed => DEFAULT_AWAKE_US,
+        Mechanism::Adm | Mechanism::Fixed => 0,
+        Mechanism::Ws | Mechanism::Unit => DEFAULT_AWAKE_US,
     }
 }
 
@@ -126,7 +135,11 @@ impl Idle {
 
     /// [`next`](Idle::next) with the time budget: `idle_us`, how long ago
     /// the rounds alone would first have parked the worker since its last
-    /// task (a park that found nothing does not renew it); `pool_in_use`, no other pool of the
+    /// task (a park that found nothing does not renew it), or the pool was
+    /// last called from outside, whichever is later (a pool called again and
+    /// again keeps its workers awake between calls, as OpenMP's threads stay
+    /// awake between parallel regions, even those that got no task of the
+    /// last call); `pool_in_use`, no other pool of the
     /// process has been called from outside since this one was (else the
     /// budget is given up and the rounds alone decide, as oneTBB's workers
     /// leave at once when another arena wants threads). Within the budget
@@ -288,7 +301,9 @@ mod tests {
         assert_eq!(rounds.next_timed(50, false, 0, true), IdleAction::Park, "awake=0: the rounds alone");
         assert_eq!(Idle::with_spin(64).awake_us, DEFAULT_AWAKE_US);
         assert_eq!(default_awake_us(Mechanism::Ws), DEFAULT_AWAKE_US);
+        assert_eq!(default_awake_us(Mechanism::Unit), DEFAULT_AWAKE_US);
         assert_eq!(default_awake_us(Mechanism::Adm), 0, "message policies park as before");
+        assert_eq!(default_awake_us(Mechanism::Fixed), 0, "static parks as before");
     }
 
     #[test]

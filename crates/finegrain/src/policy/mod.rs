@@ -316,7 +316,7 @@ pub static COMMON_OPTIONS: &[OptionInfo] = &[
         name: "awake",
         values: "0..=1000000",
         default: "5000",
-        help: "microseconds an idle worker keeps yielding after its spin and yield rounds before it parks; 0: the rounds alone (the default under adm-central and adm-hier)",
+        help: "microseconds an idle worker keeps yielding after its spin and yield rounds before it parks; 0: the rounds alone (the default under adm-central, adm-hier and static)",
     },
     OptionInfo {
         name: "nap",
