@@ -8,7 +8,7 @@
 //!
 //! The budget is a time, not a count of rounds: after its spinning and
 //! yielding rounds a worker stays awake, yielding its core, for
-//! [`default_awake_us`] more, then parks. A parked worker costs nothing but
+//! [`DEFAULT_AWAKE_US`] more, then parks. A parked worker costs nothing but
 //! takes a wake-up, which on a virtual machine can be late by a scheduling
 //! tick (`docs/policies.md`, "The idle budget"); a worker that is still
 //! awake when work comes sees it at its next round. A round-based budget
@@ -43,31 +43,6 @@ pub const MAX_SPIN_PAUSES: u32 = 64;
 /// 50 ms (`tests/idle.rs`). The measurements behind it: `docs/policies.md`,
 /// "The idle budget".
 pub const DEFAULT_AWAKE_US: u32 = 5_000;
-
-/// The default `awake` of a policy on mechanism `m`: [`DEFAULT_AWAKE_US`]
-/// where an idle worker finds new work by looking (the public deques and
-/// the central unit), 0 where it is told of it (figures for both:
-/// `docs/policies.md`, "The idle budget"):
-///
-/// - Under the message policies a starving worker learns of work from
-///   messages and its rescue (`policy::notify`), and the protocol wakes only
-///   the workers parked without a timeout when a job arrives from outside
-///   (`adm/`): in `steal_latency` (two workers, `b` queued behind 1 ms of
-///   `a`) a starving `adm-central` worker that stayed awake seldom
-///   interrupted its victim, where one that parked did in most rounds, so
-///   `b` mostly started after `a`.
-/// - Under `static` a piece is dealt to its worker's inbox and the dealer
-///   wakes that worker if it sleeps: a parked worker is woken at once, an
-///   awake one looks when it next gets a CPU, which on a loaded machine
-///   came after `a` in every round measured.
-///
-/// They park as before; `awake` still sets the budget for them.
-pub const fn default_awake_us(m: Mechanism) -> u32 {
-    match m {
-        Mechanism::Adm | Mechanism::Fixed => 0,
-        Mechanism::Ws | Mechanism::Unit => DEFAULT_AWAKE_US,
-    }
-}
 
 /// Largest `awake` a spec may give, in microseconds (one second).
 pub const MAX_AWAKE_US: u32 = 1_000_000;
@@ -300,10 +275,6 @@ mod tests {
         assert!(!rounds.needs_clock(50, false));
         assert_eq!(rounds.next_timed(50, false, 0, true), IdleAction::Park, "awake=0: the rounds alone");
         assert_eq!(Idle::with_spin(64).awake_us, DEFAULT_AWAKE_US);
-        assert_eq!(default_awake_us(Mechanism::Ws), DEFAULT_AWAKE_US);
-        assert_eq!(default_awake_us(Mechanism::Unit), DEFAULT_AWAKE_US);
-        assert_eq!(default_awake_us(Mechanism::Adm), 0, "message policies park as before");
-        assert_eq!(default_awake_us(Mechanism::Fixed), 0, "static parks as before");
     }
 
     #[test]

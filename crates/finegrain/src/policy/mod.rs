@@ -194,8 +194,7 @@ impl Policy {
         let names: Vec<&'static str> = locality::steal::Stealing::ALL.iter().map(|s| s.name()).collect();
         let steal = spec.choice("space-steal", &names, "baseline")?;
         policy.space_steal = locality::steal::Stealing::parse(steal).expect("a listed scheme");
-        let awake = idle::default_awake_us(policy.mechanism());
-        policy.idle.awake_us = spec.int("awake", 0, idle::MAX_AWAKE_US as usize, awake as usize)? as u32;
+        policy.idle.awake_us = spec.int("awake", 0, idle::MAX_AWAKE_US as usize, idle::DEFAULT_AWAKE_US as usize)? as u32;
         policy.idle.nap_us = spec.int("nap", 0, idle::MAX_NAP_US as usize, idle::DEFAULT_NAP_US as usize)? as u32;
         spec.finish(&opts)?;
         Ok(policy)
@@ -225,7 +224,7 @@ impl Policy {
             s.push(if s.contains(':') { ',' } else { ':' });
             s.push_str(&format!("space-steal={}", self.space_steal.name()));
         }
-        if self.idle.awake_us != idle::default_awake_us(self.mechanism()) {
+        if self.idle.awake_us != idle::DEFAULT_AWAKE_US {
             s.push(if s.contains(':') { ',' } else { ':' });
             s.push_str(&format!("awake={}", self.idle.awake_us));
         }
@@ -316,7 +315,7 @@ pub static COMMON_OPTIONS: &[OptionInfo] = &[
         name: "awake",
         values: "0..=1000000",
         default: "5000",
-        help: "microseconds an idle worker keeps yielding after its spin and yield rounds before it parks; 0: the rounds alone (the default under adm-central, adm-hier and static)",
+        help: "microseconds an idle worker keeps yielding after its spin and yield rounds before it parks; 0: the rounds alone",
     },
     OptionInfo {
         name: "nap",
@@ -410,9 +409,9 @@ mod tests {
         assert_eq!((p.idle.awake_us, p.canonical().ends_with(",awake=0")), (0, true), "{}", p.canonical());
         assert_eq!(Policy::parse("ws").unwrap().idle.awake_us, idle::DEFAULT_AWAKE_US);
         let p = Policy::parse("adm-central").unwrap();
-        assert_eq!((p.idle.awake_us, p.canonical().contains("awake")), (0, false), "{}", p.canonical());
-        let p = Policy::parse("adm-hier:awake=5000").unwrap();
-        assert_eq!(Policy::parse(&p.canonical()).unwrap().idle.awake_us, 5000, "{}", p.canonical());
+        assert_eq!((p.idle.awake_us, p.canonical().contains("awake")), (idle::DEFAULT_AWAKE_US, false), "{}", p.canonical());
+        let p = Policy::parse("adm-hier:awake=0").unwrap();
+        assert_eq!(Policy::parse(&p.canonical()).unwrap().idle.awake_us, 0, "{}", p.canonical());
         assert!(Policy::parse("ws:awake=1000001").is_err());
         let awake = COMMON_OPTIONS.iter().find(|o| o.name == "awake").unwrap();
         assert_eq!(awake.default, idle::DEFAULT_AWAKE_US.to_string());
@@ -450,13 +449,8 @@ mod tests {
         for info in policies() {
             let default = Policy::parse(info.name).unwrap();
             for o in info.options.iter().chain(COMMON_OPTIONS) {
-                let mut spec = format!("{}:{}={}", info.name, o.name, non_default(o));
-                let mut p = Policy::parse(&spec).unwrap_or_else(|e| panic!("{spec}: {e}"));
-                if p == default && o.name == "awake" {
-                    // Its default depends on the mechanism (`idle::default_awake_us`).
-                    spec = format!("{}:awake={}", info.name, o.default);
-                    p = Policy::parse(&spec).unwrap_or_else(|e| panic!("{spec}: {e}"));
-                }
+                let spec = format!("{}:{}={}", info.name, o.name, non_default(o));
+                let p = Policy::parse(&spec).unwrap_or_else(|e| panic!("{spec}: {e}"));
                 assert_ne!(p, default, "{spec} changes nothing");
                 let c = p.canonical();
                 assert_ne!(c, default.canonical(), "{spec}: the canonical spec drops {}", o.name);
