@@ -36,12 +36,14 @@ pub const DEFAULT_YIELD_ROUNDS: u32 = 16;
 pub const MAX_SPIN_PAUSES: u32 = 64;
 
 /// How long an idle worker stays awake after its spinning and yielding
-/// rounds before it parks, in microseconds (the common option `awake`). Longer than the gaps between
-/// the parts of a run of a few milliseconds (and `steal_latency`'s pauses of
-/// 1 to 3 ms), so that such a run never waits on a parked worker; short
-/// enough that a pool left idle is silent long before the idle-CPU test's
-/// 50 ms (`tests/idle.rs`). The measurements behind it: `docs/policies.md`,
-/// "The idle budget".
+/// rounds before it parks, in microseconds (the common option `awake`).
+/// Longer than the gaps between the parts of a run of a few milliseconds
+/// (and `steal_latency`'s pauses of 1 to 3 ms), so that such a run never
+/// waits on a parked worker; short enough that a pool left idle is silent
+/// long before the idle-CPU test's 50 ms (`tests/idle.rs`). The
+/// measurements behind it, and what it costs on a machine with no idle CPU
+/// (where `awake=0` is the better choice): `docs/policies.md`, "The idle
+/// budget".
 pub const DEFAULT_AWAKE_US: u32 = 5_000;
 
 /// Largest `awake` a spec may give, in microseconds (one second).
