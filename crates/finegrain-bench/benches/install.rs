@@ -5,6 +5,7 @@
 //!
 //! ```text
 //! cargo bench -p finegrain-bench --bench install
+//! FG_INSTALL_SPECS='ws;ws:awake=0' cargo bench -p finegrain-bench --bench install -- finegrain
 //! ```
 //!
 //! 100 samples of 1,000 calls each (10^5 calls); divan's median is the p50 of
@@ -21,15 +22,37 @@ fn main() {
 
 const THREADS: usize = 2;
 
-#[divan::bench(
-    args = ["ws", "adm-central", "adm-hier", "carbon", "sw-hier", "pdf", "static"],
-    sample_count = 100,
-    sample_size = 1000
-)]
+/// The policies measured: every one, or the specs of `FG_INSTALL_SPECS`
+/// (separated by `;`), e.g. `ws;ws:awake=0` to compare an option in one run.
+fn specs() -> Vec<String> {
+    match std::env::var("FG_INSTALL_SPECS") {
+        Ok(s) => s.split(';').map(|x| x.trim().to_string()).filter(|x| !x.is_empty()).collect(),
+        Err(_) => ["ws", "adm-central", "adm-hier", "carbon", "sw-hier", "pdf", "static"].map(String::from).to_vec(),
+    }
+}
+
+#[divan::bench(args = specs(), sample_count = 100, sample_size = 1000)]
 fn finegrain(b: Bencher, policy: &str) {
     let pool = finegrain::Pool::new(THREADS, policy).expect("pool");
     assert_eq!(pool.install(|| 1 + 1), 2);
     b.bench_local(|| pool.install(|| black_box(1u64)));
+}
+
+/// The shape of Rayon's own `join_counter_overflow` test (`pool.join` from
+/// outside, 500,000 times there): a call whose job is a `join` of two tiny
+/// closures, so that the second half may be taken by the other worker and
+/// the first waits for it, inside a call from outside.
+#[divan::bench(args = specs(), sample_count = 100, sample_size = 1000)]
+fn finegrain_join(b: Bencher, policy: &str) {
+    let pool = finegrain::Pool::new(THREADS, policy).expect("pool");
+    assert_eq!(pool.install(|| 1 + 1), 2);
+    b.bench_local(|| pool.install(|| finegrain::join(|| black_box(1u64), || black_box(2u64))));
+}
+
+#[divan::bench(sample_count = 100, sample_size = 1000)]
+fn rayon_join(b: Bencher) {
+    let pool = rayon::ThreadPoolBuilder::new().num_threads(THREADS).build().expect("rayon pool");
+    b.bench_local(|| pool.join(|| black_box(1u64), || black_box(2u64)));
 }
 
 #[divan::bench(sample_count = 100, sample_size = 1000)]

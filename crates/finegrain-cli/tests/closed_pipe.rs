@@ -1,10 +1,15 @@
 //! Every command that prints exits quietly, with its own status, when its
 //! standard output is a pipe nobody reads (`finegrain list | head -1`):
 //! no panic, no "Broken pipe" on standard error, and the files a run writes
-//! are still written.
+//! are still written. Every subcommand is run here (`list`, `bench`,
+//! `metg`, `record`, `sim` in each mode that prints a table: a trace, a
+//! locality sweep, the presets; `plan`), with the pipe closed before it
+//! writes, and `list` also with a reader that takes one line and goes, as
+//! `head -1` does.
 
 mod common;
 use common::scratch;
+use std::io::BufRead;
 use std::process::{Command, Stdio};
 
 /// Run `finegrain args` with standard output a pipe whose reading end is
@@ -36,6 +41,7 @@ fn quiet(args: &[&str]) {
 fn list_and_help_exit_quietly() {
     quiet(&["list", "--sizes", "test"]);
     quiet(&["--help"]);
+    quiet(&["--version"]);
     for cmd in ["list", "bench", "metg", "record", "sim", "plan"] {
         quiet(&[cmd, "--help"]);
     }
@@ -90,5 +96,45 @@ fn runs_exit_quietly_and_still_write_their_files() {
     quiet(&["record", "--workload", "fib", "--size", "test", "--out", &trace]);
     assert!(std::path::Path::new(&trace).exists(), "record wrote no trace");
     quiet(&["sim", "--trace", &trace, "--preset", "host-2", "--threads", "1,2", "--policies", "ws", "--no-plots", "--out", &d("sim")]);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// `finegrain list | head -1`: the reader takes the first line and closes
+/// the pipe while `list` is still writing.
+#[test]
+fn list_exits_quietly_when_the_reader_takes_one_line() {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_finegrain"))
+        .args(["list", "--sizes", "test"])
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the finegrain binary runs");
+    let mut first = String::new();
+    std::io::BufReader::new(child.stdout.take().unwrap()).read_line(&mut first).unwrap();
+    assert!(first.starts_with("WORKLOADS"), "{first:?}");
+    let out = child.wait_with_output().expect("finegrain finishes");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "finegrain list | head -1: {stderr}");
+    assert!(!stderr.contains("panicked") && !stderr.contains("Broken pipe"), "{stderr}");
+}
+
+/// `sim --locality` and `plan` print tables too.
+#[test]
+fn locality_sweep_and_plan_exit_quietly() {
+    use finegrain::taskgraph::Meta;
+    let dir = scratch("closed-pipe-plan");
+    std::fs::create_dir_all(&dir).unwrap();
+    let d = |name: &str| dir.join(name).to_str().unwrap().to_string();
+    #[rustfmt::skip]
+    quiet(&["sim", "--locality", "--size", "test", "--workloads", "conv", "--managers", "baseline", "--stealing", "baseline", "--out", &d("locality")]);
+    // A trace of one task space to plan.
+    let meta = Meta::synthetic("spaces", "8x8", 1);
+    let (r, g) = finegrain::record::record(meta, || finegrain::TaskSpace::new([8, 8]).run(|_| ())).unwrap();
+    r.unwrap();
+    let trace = d("space.fgt");
+    finegrain_sim::trace::save(&g, std::path::Path::new(&trace)).unwrap();
+    quiet(&["plan", "--trace", &trace, "--preset", "tiled-32", "--threads", "4", "--out", &d("space.fgp")]);
+    assert!(dir.join("space.fgp").exists(), "plan wrote no plan file");
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -22,6 +22,18 @@ use crossbeam_utils::CachePadded;
 use std::collections::VecDeque;
 use std::sync::Arc;
 
+/// The address of the registry most recently given a job from outside
+/// ([`Registry::in_use`]); 0 before any. A plain `std` atomic: it steers only
+/// how long idle workers stay awake, no protocol rests on it.
+static LAST_CALLED: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
+/// Microseconds since the first call in this process: the clock of the idle
+/// budget (`policy::idle`), comparable across threads.
+pub(crate) fn now_us() -> u64 {
+    static BASE: std::sync::OnceLock<std::time::Instant> = std::sync::OnceLock::new();
+    BASE.get_or_init(std::time::Instant::now).elapsed().as_micros() as u64
+}
+
 /// Jobs submitted by threads outside the pool (cold path: a mutex is fine).
 pub(crate) struct Injector {
     queue: Mutex<VecDeque<JobRef>>,
@@ -76,6 +88,9 @@ pub(crate) struct Registry {
     /// Ticks at pool start, the origin of trace timestamps.
     pub(crate) epoch: u64,
     pub(crate) stats_baseline: Mutex<Option<Stats>>,
+    /// When a job last came from outside ([`now_us`]): the idle budget of
+    /// every worker counts from it at the earliest (`policy::idle`).
+    called_at_us: std::sync::atomic::AtomicU64,
 }
 
 impl Registry {
@@ -97,6 +112,7 @@ impl Registry {
             trace: trace.then(|| (0..n).map(|_| Mutex::new(Vec::new())).collect()),
             epoch: crate::stats::timer::ticks(),
             stats_baseline: Mutex::new(None),
+            called_at_us: std::sync::atomic::AtomicU64::new(0),
         }
     }
 
@@ -161,8 +177,37 @@ impl Registry {
     }
 
     pub(crate) fn inject(&self, job: JobRef) {
+        self.mark_called();
         self.injector.push(job);
         self.sleep.notify_new_work();
+    }
+
+    /// A job came from outside now: the idle workers' budget counts from
+    /// here at the earliest, and this pool is the one of the process most
+    /// recently given a job from outside (`policy::idle`: the idle workers
+    /// of the others give their time budget up; stored only when it changes,
+    /// so that calls into one pool do not write a line every pool reads).
+    #[inline]
+    fn mark_called(&self) {
+        self.called_at_us.store(now_us(), std::sync::atomic::Ordering::Relaxed);
+        let me = self as *const Registry as usize;
+        if LAST_CALLED.load(std::sync::atomic::Ordering::Relaxed) != me {
+            LAST_CALLED.store(me, std::sync::atomic::Ordering::Relaxed);
+        }
+    }
+
+    /// When this pool was last given a job from outside ([`now_us`]).
+    #[inline]
+    pub(crate) fn called_at_us(&self) -> u64 {
+        self.called_at_us.load(std::sync::atomic::Ordering::Relaxed)
+    }
+
+    /// Has no other pool of the process been given a job from outside since
+    /// this one was (`Idle::next_timed`'s `pool_in_use`)? A relaxed look: a
+    /// worker that reads it a little late yields a round or two more.
+    #[inline]
+    pub(crate) fn in_use(&self) -> bool {
+        LAST_CALLED.load(std::sync::atomic::Ordering::Relaxed) == self as *const Registry as usize
     }
 
     /// Run `f` on a worker of this registry: directly if the calling thread is

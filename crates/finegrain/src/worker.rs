@@ -400,6 +400,10 @@ impl WorkerThread {
         // cleared before the task that made them returns), so the scan is
         // not repeated.
         let mut own_marks = latch.is_some();
+        // When the rounds alone would first have parked this worker since
+        // its last task (`registry::now_us`; `policy::idle`: the time budget
+        // counts from there, or from the pool's last call if later).
+        let mut rounds_spent: Option<u64> = None;
         loop {
             m.poll(h);
             if done() {
@@ -429,6 +433,7 @@ impl WorkerThread {
                 self.counters().enter(Bucket::Task);
                 m.run(t, |j| self.execute(j));
                 failed = 0;
+                rounds_spent = None;
                 continue;
             }
             // Out of work: release the phase units held (`latch/tally.rs`).
@@ -438,7 +443,17 @@ impl WorkerThread {
             if done() {
                 break;
             }
-            let action = idle.next(failed, m.nothing_left());
+            let nothing_left = m.nothing_left();
+            let mut nap = None;
+            let action = if idle.needs_clock(failed, nothing_left) {
+                let (reg, now) = (self.registry(), crate::registry::now_us());
+                let since = (*rounds_spent.get_or_insert(now)).max(reg.called_at_us());
+                let (idle_us, in_use) = (now.saturating_sub(since), reg.in_use());
+                nap = idle.nap_us(idle_us, in_use).map(std::time::Duration::from_micros);
+                idle.next_timed(failed, nothing_left, idle_us, in_use)
+            } else {
+                idle.next(failed, nothing_left)
+            };
             if !matches!(action, IdleAction::Park) {
                 // Waiting for work to appear is starvation, not a steal
                 // (`stats/`): the next search moves back to StealFail.
@@ -464,8 +479,18 @@ impl WorkerThread {
                 }
                 IdleAction::Yield => crate::sync::thread::yield_now(),
                 IdleAction::Park => {
-                    self.park(latch, m.park_timeout(h), || m.signal() || done());
-                    failed = 0;
+                    let timeout = match (m.park_timeout(h), nap) {
+                        (Some(a), Some(b)) => Some(a.min(b)),
+                        (a, b) => a.or(b),
+                    };
+                    self.park(latch, timeout, || m.signal() || done());
+                    // The budget is not renewed by a park that found nothing
+                    // (a timeout, a wake another worker answered first); after
+                    // a nap the worker looks once and naps again, without
+                    // its spinning rounds.
+                    if nap.is_none() {
+                        failed = 0;
+                    }
                     continue;
                 }
             }

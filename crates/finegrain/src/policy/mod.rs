@@ -194,12 +194,14 @@ impl Policy {
         let names: Vec<&'static str> = locality::steal::Stealing::ALL.iter().map(|s| s.name()).collect();
         let steal = spec.choice("space-steal", &names, "baseline")?;
         policy.space_steal = locality::steal::Stealing::parse(steal).expect("a listed scheme");
+        policy.idle.awake_us = spec.int("awake", 0, idle::MAX_AWAKE_US as usize, idle::DEFAULT_AWAKE_US as usize)? as u32;
+        policy.idle.nap_us = spec.int("nap", 0, idle::MAX_NAP_US as usize, idle::DEFAULT_NAP_US as usize)? as u32;
         spec.finish(&opts)?;
         Ok(policy)
     }
 
     /// The spec with every option spelled out, as recorded in reports (the
-    /// common `space-steal` only where it is not the default): the policy's
+    /// common `space-steal`, `awake` and `nap` only where not the default): the policy's
     /// name and each option its registration declares, in the order it
     /// declares them, with the value this policy has. So a spec and its
     /// canonical form parse to the same policy, and two policies that differ
@@ -221,6 +223,14 @@ impl Policy {
         if self.space_steal != locality::steal::Stealing::Baseline {
             s.push(if s.contains(':') { ',' } else { ':' });
             s.push_str(&format!("space-steal={}", self.space_steal.name()));
+        }
+        if self.idle.awake_us != idle::DEFAULT_AWAKE_US {
+            s.push(if s.contains(':') { ',' } else { ':' });
+            s.push_str(&format!("awake={}", self.idle.awake_us));
+        }
+        if self.idle.nap_us != idle::DEFAULT_NAP_US {
+            s.push(if s.contains(':') { ',' } else { ':' });
+            s.push_str(&format!("nap={}", self.idle.nap_us));
         }
         s
     }
@@ -294,12 +304,26 @@ pub(crate) const ORDER: OptionInfo =
     OptionInfo { name: "order", values: "lifo | fifo", default: "lifo", help: "order in which a worker runs its own tasks" };
 
 /// Options every policy takes, beside its own ([`PolicyInfo::options`]).
-pub static COMMON_OPTIONS: &[OptionInfo] = &[OptionInfo {
-    name: "space-steal",
-    values: "baseline | nearest | pattern | recursive",
-    default: "baseline",
-    help: "how idle workers steal inside a task space that does not choose (Yoo's thesis, chapter 6)",
-}];
+pub static COMMON_OPTIONS: &[OptionInfo] = &[
+    OptionInfo {
+        name: "space-steal",
+        values: "baseline | nearest | pattern | recursive",
+        default: "baseline",
+        help: "how idle workers steal inside a task space that does not choose (Yoo's thesis, chapter 6)",
+    },
+    OptionInfo {
+        name: "awake",
+        values: "0..=1000000",
+        default: "5000",
+        help: "microseconds an idle worker keeps yielding after its spin and yield rounds before it parks; 0: the rounds alone",
+    },
+    OptionInfo {
+        name: "nap",
+        values: "0..=100000",
+        default: "0",
+        help: "within the awake budget, park for at most this many microseconds at a time instead of yielding; 0: yield",
+    },
+];
 
 /// One policy's entry in the registry.
 pub(crate) struct Registration {
@@ -381,6 +405,17 @@ mod tests {
         let e = Policy::parse("ws:space-steal=greedy").unwrap_err().to_string();
         assert!(e.contains("greedy") && e.contains("recursive"), "{e}");
         assert!(Policy::parse("carbon:deque=0").is_err());
+        let p = Policy::parse("ws:awake=0").unwrap();
+        assert_eq!((p.idle.awake_us, p.canonical().ends_with(",awake=0")), (0, true), "{}", p.canonical());
+        assert_eq!(Policy::parse("ws").unwrap().idle.awake_us, idle::DEFAULT_AWAKE_US);
+        let p = Policy::parse("adm-central").unwrap();
+        assert_eq!((p.idle.awake_us, p.canonical().contains("awake")), (idle::DEFAULT_AWAKE_US, false), "{}", p.canonical());
+        let p = Policy::parse("adm-hier:awake=0").unwrap();
+        assert_eq!(Policy::parse(&p.canonical()).unwrap().idle.awake_us, 0, "{}", p.canonical());
+        assert!(Policy::parse("ws:awake=1000001").is_err());
+        let awake = COMMON_OPTIONS.iter().find(|o| o.name == "awake").unwrap();
+        assert_eq!(awake.default, idle::DEFAULT_AWAKE_US.to_string());
+        assert_eq!(awake.values, format!("0..={}", idle::MAX_AWAKE_US));
     }
 
     /// A value of option `o` other than its default, from its declared values
