@@ -23,6 +23,7 @@
 
 use crate::fixed::FixedWorker;
 use crate::job::{JobHeader, StackJob};
+use crate::mechanism::LoopStep;
 use crate::join::join;
 use crate::phase::reduce::Word;
 use crate::phase::PhaseCtx;
@@ -46,6 +47,18 @@ fn queue_empty() -> bool {
     wt.is_null() || unsafe { (*wt).wants_split() }
 }
 
+/// What the worker's mechanism says before the next chunk, with `left`
+/// chunks after it ([`LoopStep`]); outside a pool, split while there is
+/// more than one chunk.
+#[inline]
+fn loop_step(wt: *const WorkerThread, left: usize) -> LoopStep {
+    if wt.is_null() {
+        return if left > 0 { LoopStep::Half } else { LoopStep::Go };
+    }
+    // SAFETY: non-null current worker is live.
+    unsafe { (*wt).loop_step(left) }
+}
+
 fn lbs<T, ID, F, C>(range: Range<usize>, grain: usize, identity: &ID, fold: &F, combine: &C) -> T
 where
     T: Send,
@@ -53,17 +66,41 @@ where
     F: Fn(T, Range<usize>) -> T + Sync,
     C: Fn(T, T) -> T + Sync,
 {
+    let wt = WorkerThread::current();
     let mut acc = identity();
     let (mut lo, hi) = (range.start, range.end);
     while lo < hi {
-        if hi - lo > grain && queue_empty() {
-            let mid = lo + (hi - lo) / 2;
-            let (l, r) = join(|| lbs(lo..mid, grain, identity, fold, combine), || lbs(mid..hi, grain, identity, fold, combine));
+        // Chunks after the next one.
+        let left = (hi - lo).div_ceil(grain) - 1;
+        let mid = match loop_step(wt, left) {
+            LoopStep::Go => None,
+            LoopStep::Half => Some((lo + (hi - lo) / 2, false)),
+            // Keep the first chunks, offer `c` off the top (ADM's range cut).
+            LoopStep::Cut(c) => Some((lo + (left + 1 - c.clamp(1, left.max(1))) * grain, true)),
+        };
+        if let Some((mid, cut)) = mid.filter(|&(m, _)| lo < m && m < hi) {
+            let (l, r) = join(
+                || {
+                    if cut {
+                        // `a` runs inline, on this worker.
+                        let wt = WorkerThread::current();
+                        // SAFETY: a cut is only asked for on a worker, and a
+                        // non-null current worker is live.
+                        unsafe { (*wt).loop_cut_offered() };
+                    }
+                    lbs(lo..mid, grain, identity, fold, combine)
+                },
+                || lbs(mid..hi, grain, identity, fold, combine),
+            );
             return combine(acc, combine(l, r));
         }
         let end = lo + grain.min(hi - lo);
         acc = fold(acc, lo..end);
         lo = end;
+    }
+    if !wt.is_null() {
+        // SAFETY: non-null current worker is live.
+        unsafe { (*wt).loop_done() };
     }
     acc
 }

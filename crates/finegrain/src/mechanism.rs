@@ -77,6 +77,19 @@ impl Task for JobRef {
     }
 }
 
+/// What a loop task does before its next chunk ([`Mechanism::loop_step`]).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub(crate) enum LoopStep {
+    /// Run the chunk.
+    Go,
+    /// Offer the upper half of what is left as one task (lazy binary
+    /// splitting).
+    Half,
+    /// Offer this many chunks off the top of what is left as one task, which
+    /// a steal is owed ([`Mechanism::loop_cut_offered`] sends it).
+    Cut(usize),
+}
+
 /// A per-worker mechanism, driven by the one worker loop.
 pub(crate) trait Mechanism {
     /// What [`pop`](Mechanism::pop) hands out.
@@ -165,6 +178,27 @@ pub(crate) trait Mechanism {
 
     /// Should a loop split its range now (`policy::split`)?
     fn wants_split(&self, h: &Handles) -> bool;
+
+    /// A loop task is about to run its next chunk, with `left` chunks of its
+    /// range after that one: by default, offer half when there is more than
+    /// one chunk and [`wants_split`](Self::wants_split) says so.
+    #[inline(always)]
+    fn loop_step(&self, h: &Handles, left: usize) -> LoopStep {
+        if left > 0 && self.wants_split(h) {
+            LoopStep::Half
+        } else {
+            LoopStep::Go
+        }
+    }
+
+    /// The chunks a [`LoopStep::Cut`] asked for are now this worker's newest
+    /// task: send them where they are owed.
+    #[inline(always)]
+    fn loop_cut_offered(&self, _h: &Handles) {}
+
+    /// A loop task on this worker has run its range to the end.
+    #[inline(always)]
+    fn loop_done(&self, _h: &Handles) {}
 
     /// How long an idle worker may park before it looks again (`None`: until
     /// woken): the message policies' interrupt path (`policy::notify`).

@@ -14,7 +14,7 @@ use crate::adm::AdmWorker;
 use crate::fixed::FixedWorker;
 use crate::job::{JobHeader, JobRef, Latch};
 use crate::latch::tally;
-use crate::mechanism::{Handles, Mechanism, Task};
+use crate::mechanism::{Handles, LoopStep, Mechanism, Task};
 use crate::policy::search::Source;
 use crate::policy::{IdleAction, PolicyKind};
 use crate::registry::{MechShared, Registry};
@@ -234,6 +234,40 @@ impl WorkerThread {
             Local::Adm(m) => m.wants_split(&self.h),
             Local::Unit(m) => m.wants_split(&self.h),
             Local::Fixed(m) => m.wants_split(&self.h),
+        }
+    }
+
+    /// Before a loop task's next chunk, with `left` chunks after it
+    /// ([`Mechanism::loop_step`]).
+    #[inline(always)]
+    pub(crate) fn loop_step(&self, left: usize) -> LoopStep {
+        match &self.local {
+            Local::Ws(m) => m.loop_step(&self.h, left),
+            Local::Adm(m) => m.loop_step(&self.h, left),
+            Local::Unit(m) => m.loop_step(&self.h, left),
+            Local::Fixed(m) => m.loop_step(&self.h, left),
+        }
+    }
+
+    /// [`Mechanism::loop_cut_offered`].
+    #[inline(always)]
+    pub(crate) fn loop_cut_offered(&self) {
+        match &self.local {
+            Local::Ws(m) => m.loop_cut_offered(&self.h),
+            Local::Adm(m) => m.loop_cut_offered(&self.h),
+            Local::Unit(m) => m.loop_cut_offered(&self.h),
+            Local::Fixed(m) => m.loop_cut_offered(&self.h),
+        }
+    }
+
+    /// [`Mechanism::loop_done`].
+    #[inline(always)]
+    pub(crate) fn loop_done(&self) {
+        match &self.local {
+            Local::Ws(m) => m.loop_done(&self.h),
+            Local::Adm(m) => m.loop_done(&self.h),
+            Local::Unit(m) => m.loop_done(&self.h),
+            Local::Fixed(m) => m.loop_done(&self.h),
         }
     }
 

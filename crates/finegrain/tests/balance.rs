@@ -31,6 +31,7 @@ const POLICIES: &[&str] = &[
     "adm-central:manager=dedicated",
     "adm-central:underflow=2",
     "adm-hier:radix=2,underflow=4",
+    "adm-hier:radix=2,loops=range",
     "carbon",
     "sw-hier",
     "pdf",

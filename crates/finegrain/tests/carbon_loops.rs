@@ -2,7 +2,8 @@
 //! Carbon's TQ_ENQUEUE_LOOP (`gtu/loops.rs`): under `carbon` and its
 //! variants (granularities, a one-task deque that overflows at every
 //! enqueue, no prefetch buffer, an unstealable buffer, and `loops=split`
-//! for reference), with more workers than cores: every iteration runs
+//! for reference), and ADM's loops counted by chunks and cut when a steal
+//! asks (`adm-*:loops=range`, `adm/victim.rs`), with more workers than cores: every iteration runs
 //! exactly once for every length up to 300 and a spread of larger ones;
 //! `for_each_chunk` keeps its chunk bound; reductions combine in iteration
 //! order (a non-commutative combine); nested loops, loops inside joins and
@@ -23,6 +24,9 @@ const SPECS: &[&str] = &[
     "carbon:prefetch=0",
     "carbon:prefetch-steal=no",
     "carbon:loops=split",
+    "adm-central:loops=range",
+    "adm-hier:radix=2,loops=range",
+    "adm-central:loops=range,burst=1,handoff=manager",
 ];
 
 fn pools() -> Vec<(String, Pool)> {

@@ -55,6 +55,7 @@ const POLICIES: &[&str] = &[
     "adm-hier:handoff=manager",
     "adm-hier:radix=2,handoff=sleeper",
     "adm-hier:radix=2,underflow=4",
+    "adm-hier:radix=2,loops=range",
     "carbon",
     "carbon:deque=2,prefetch=0",
     "carbon:deque=1,limit=1",
@@ -92,6 +93,7 @@ const MESSAGE_POLICIES: &[&str] = &[
     "adm-hier:handoff=sleeper",
     "adm-hier:manager=dedicated",
     "adm-hier:radix=2,manager=dedicated,handoff=sleeper",
+    "adm-central:loops=range",
 ];
 
 /// A case without progress this long has hung.

@@ -54,6 +54,8 @@ pub const POLICIES: &[&str] = &[
     "adm-hier:handoff=manager",
     "adm-hier:radix=2,handoff=sleeper",
     "adm-hier:radix=2,underflow=4",
+    "adm-hier:radix=2,loops=range",
+    "adm-central:loops=range,handoff=manager",
     "carbon",
     "carbon:deque=2,prefetch=0",
     "carbon:deque=1,limit=1",

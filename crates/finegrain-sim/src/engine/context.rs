@@ -278,6 +278,11 @@ impl<'g> Ctx<'g> {
         }
     }
 
+    /// The loop piece nearest the top of `w`'s stack.
+    pub(crate) fn top_piece(&self, w: usize) -> Option<usize> {
+        self.w[w].stack.iter().rposition(|f| matches!(f, Frame::Piece { .. }))
+    }
+
     /// The loop piece nearest the top of `w`'s stack, if it has two leaves
     /// or more left (the leaf running above it is already taken).
     pub(crate) fn splittable_piece(&self, w: usize) -> Option<usize> {

@@ -48,6 +48,13 @@ pub(crate) trait SimMechanism {
     /// (offering the upper half through `push`).
     fn wants_split(&mut self, cx: &mut Ctx<'_>, w: usize) -> bool;
 
+    /// `w` has just taken the next leaf of the loop piece it runs (the
+    /// piece's `next` already counts it); returns the cycles spent (ADM
+    /// reports a range's leaves under `loops=range`).
+    fn at_leaf(&mut self, _cx: &mut Ctx<'_>, _w: usize, _t: u64) -> u64 {
+        0
+    }
+
     /// Whether the mechanism orders tasks by their serial position
     /// (`SerialPath`, `pdf`); if not, the loop leaves every path empty.
     fn serial_paths(&self) -> bool {

@@ -257,6 +257,7 @@ impl<'g, M: SimMechanism> Sim<'g, M> {
         if let Some(Frame::Piece { next: nx, .. }) = self.cx.w[w].stack.last_mut() {
             *nx += 1;
         }
+        cost += self.mech.at_leaf(&mut self.cx, w, t + cost);
         let f = self.task_frame(leaf, here);
         self.cx.w[w].stack.push(f);
         self.cx.schedule_turn(w, t + cost.max(1));

@@ -63,7 +63,8 @@ fn wavefront(w: u32, cycles: u64) -> TaskGraph {
     b.finish().unwrap()
 }
 
-const POLICIES: [&str; 9] = ["ws", "ws:victim=nearest", "adm-central", "adm-hier:radix=4", "carbon", "sw-hier", "pdf", "static", "ideal"];
+const POLICIES: [&str; 10] =
+    ["ws", "ws:victim=nearest", "adm-central", "adm-hier:radix=4", "adm-hier:radix=4,loops=range", "carbon", "sw-hier", "pdf", "static", "ideal"];
 
 fn run(g: &TaskGraph, policy: &str, threads: usize, delivery: Delivery) -> super::SimResult {
     let mut cfg = SimConfig::new(preset("adm-cmp").unwrap(), threads, SimPolicy::parse(policy).unwrap());
@@ -148,6 +149,29 @@ fn every_worker_time_is_accounted_for() {
                 assert!(off < 0.05, "{p} {d:?}: buckets sum to {total}, 8 workers x makespan = {expect}");
             }
         }
+    }
+}
+
+#[test]
+fn a_loop_range_is_cut_for_each_steal() {
+    // `loops=range` (ASPLOS 2010, section 4.2): a worker deep in a loop counts
+    // its leaves, so one steal moves a share of the range; `split` moves one
+    // offered half per steal, and a loop reaches 64 workers only by halves.
+    let g = a_loop(2048, 1500);
+    for policy in ["adm-hier", "adm-central"] {
+        let split = run(&g, policy, 64, Delivery::Interrupt);
+        let range = run(&g, &format!("{policy}:loops=range"), 64, Delivery::Interrupt);
+        let kinds = |r: &super::SimResult, k: &str| r.message_kinds.iter().find(|m| m.name == k).map_or(0, |m| m.count);
+        eprintln!(
+            "{policy}: split {} cycles, {} TASKs; range {} cycles, {} TASKs",
+            split.makespan,
+            kinds(&split, "TASK"),
+            range.makespan,
+            kinds(&range, "TASK")
+        );
+        assert_eq!(range.tasks_run, split.tasks_run);
+        assert!(kinds(&range, "TASK") < kinds(&split, "TASK"), "{policy}: a cut moves more leaves per message");
+        assert!((range.makespan as f64) < 0.9 * split.makespan as f64, "{policy}: {} vs {}", range.makespan, split.makespan);
     }
 }
 

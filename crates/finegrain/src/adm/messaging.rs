@@ -9,8 +9,9 @@ use super::private_queue::PrivateQueue;
 use super::shared::{Shared, WORKER};
 use super::spawn_gate::Gate;
 use super::tokens::{self};
+use super::victim::LoopRanges;
 use crate::job::{word_was_received, JobHeader, JobRef};
-use crate::mechanism::{Handles, Mechanism};
+use crate::mechanism::{Handles, LoopStep, Mechanism};
 use crate::policy::adm::{hand_to_idle, handoff_candidates, recount_depth, report_depth, Handoff, ManagerNode, Tree};
 use crate::policy::notify::{park_timeout_us, Notify, VictimCall};
 use crate::policy::search::Source;
@@ -52,6 +53,8 @@ pub(crate) struct AdmWorker {
     pub(super) reported: Cell<usize>,
     pub(super) believed_starving: Cell<bool>,
     pub(super) believed_waiting: Cell<bool>,
+    /// `loops=range`: the running loop's chunks and the steals it owes (`victim.rs`).
+    pub(super) ranges: LoopRanges,
     /// Told by the root that no task is left anywhere (`UNBLOCK`).
     pub(super) unblocked: Cell<bool>,
     /// Pending `join` continuations (`frame_marks.rs`).
@@ -126,6 +129,7 @@ impl AdmWorker {
             believed_starving: Cell::new(false),
             believed_waiting: Cell::new(false),
             unblocked: Cell::new(false),
+            ranges: LoopRanges::new(&p),
             marks: FrameMarks::new(stack_hi, mark_bytes),
             report_depth: Cell::new(report_depth(n, 0, 0)),
             index,
@@ -207,7 +211,7 @@ impl AdmWorker {
     /// Tasks waiting here: the private queue and the live marks above the
     /// caller's frame.
     pub(super) fn pending(&self) -> usize {
-        self.private.len() + self.marks.count(self.marks.current_depth())
+        self.private.len() + self.marks.count(self.marks.current_depth()) + self.ranges.left.get()
     }
 
     /// Should a piggybacked loop task split its range (`loops::lbs_task`)?
@@ -503,35 +507,6 @@ impl AdmWorker {
             _ => self.on_manager_message(h, m.kind, src, w),
         }
     }
-
-    /// Victim side of `STEAL`: send up to `k` of the oldest tasks to
-    /// `stealer`: the oldest marked `join` continuations first (the outermost,
-    /// usually the largest), then the oldest tasks of the private queue.
-    /// Table 5's "send task": timed one by one, whether a STEAL asked for
-    /// the tasks or a sleeper is fed directly.
-    /// `ends`: the [`ends_word`](super::shared::ends_word) of the steal,
-    /// which the last `TASK` carries to the stealer.
-    pub(super) fn give_tasks(&self, h: &Handles, stealer: usize, k: usize, ends: usize) {
-        crate::stats::timed(h.counters(), Op::SendTask, || self.give_tasks_untimed(h, stealer, k, ends))
-    }
-
-    pub(super) fn give_tasks_untimed(&self, h: &Handles, stealer: usize, k: usize, ends: usize) {
-        let mut jobs: Vec<JobRef> = Vec::with_capacity(k.min(16));
-        self.take_oldest_work(h, k, |j| jobs.push(j));
-        let n = jobs.len();
-        for (i, j) in jobs.into_iter().enumerate() {
-            // Until the stealer is flagged busy (`Shared::unblock_epoch`).
-            self.shared().in_flight.fetch_add(1, Ordering::SeqCst);
-            let last = i + 1 == n;
-            self.send(h, stealer, MsgKind::Task, &[j.to_word(), last as usize, if last { ends } else { 0 }]);
-        }
-        if n == 0 {
-            self.send(h, stealer, MsgKind::Task, &[0, 1, ends]);
-        }
-        let left = self.pending();
-        self.set_report_at(h, left);
-        self.send(h, self.level0_host(h), MsgKind::VictimUpdate, &[0, left, n]);
-    }
 }
 
 impl Mechanism for AdmWorker {
@@ -679,6 +654,20 @@ impl Mechanism for AdmWorker {
     #[inline(always)]
     fn wants_split(&self, _h: &Handles) -> bool {
         crate::policy::split::adm(self.mail().has_mail(), || !self.any_pending())
+    }
+
+    #[inline(always)]
+    fn loop_step(&self, h: &Handles, left: usize) -> LoopStep {
+        self.range_step(h, left)
+    }
+
+    fn loop_cut_offered(&self, h: &Handles) {
+        self.pay_owed(h)
+    }
+
+    #[inline(always)]
+    fn loop_done(&self, h: &Handles) {
+        self.range_done(h)
     }
 
     #[inline(always)]

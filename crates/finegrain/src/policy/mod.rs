@@ -335,8 +335,17 @@ pub(crate) struct Registration {
 }
 
 /// Every policy the runtime knows. Adding one: a new file and a line here.
-static REGISTERED: &[&Registration] =
-    &[&ws::REGISTRATION, &adm::ADM_CENTRAL, &adm::ADM_HIER, &carbon::REGISTRATION, &swhier::REGISTRATION, &pdf::REGISTRATION, &fixed::REGISTRATION];
+static REGISTERED: &[&Registration] = &[
+    &ws::REGISTRATION,
+    &adm::ADM_CENTRAL,
+    &adm::ADM_HIER,
+    &adm::ADM_PAPER_CENTRAL,
+    &adm::ADM_PAPER_HIER,
+    &carbon::REGISTRATION,
+    &swhier::REGISTRATION,
+    &pdf::REGISTRATION,
+    &fixed::REGISTRATION,
+];
 
 /// Every registered policy with its options and defaults.
 ///

@@ -26,9 +26,14 @@
 //! - `Uli`: interrupts whose payload goes through the caches: the sender
 //!   writes a mailbox line the receiver then reads (section 6.3).
 //!
-//! A victim asked for tasks while it runs a loop piece and holds fewer tasks
+//! Loops follow `loops=` ([`AdmLoops`]). Under `split` (the runtime's) a
+//! victim asked for tasks while it runs a loop piece and holds fewer tasks
 //! than asked splits the piece first (`split::adm` with mail waiting), so a
-//! steal request is answered with half of the loop, as in the runtime.
+//! steal request is answered with half of the loop. Under `range` (the
+//! paper's, section 4.2) the piece a worker runs counts its leaves not yet
+//! started (`range_units`; reported at each leaf when a threshold is
+//! crossed), and a victim cuts what its queue cannot give off the top of
+//! that piece as one task (`range_cut`).
 
 use crate::engine::config::Delivery;
 use crate::engine::context::Ctx;
@@ -37,9 +42,10 @@ use crate::engine::item::{Frame, Item, Work};
 use crate::engine::mechanism::{Found, SimMechanism};
 use crate::engine::result::{Bucket, MessageKind, Op};
 use finegrain::policy::adm::{
-    decrease_due, hand_to_idle, handoff_candidates, next_report_threshold, route, Action, Handoff, ManagerNode, Route, Tree, RECEIVE_BUFFER,
+    decrease_due, hand_to_idle, handoff_candidates, next_report_threshold, offers_halves, range_cut, range_units, route, Action, AdmLoops, Handoff,
+    ManagerNode, Route, Tree, RECEIVE_BUFFER,
 };
-use finegrain::policy::{split, Adm, Order};
+use finegrain::policy::{Adm, Order};
 use std::collections::{BTreeSet, VecDeque};
 
 #[derive(Copy, Clone, Debug)]
@@ -100,8 +106,16 @@ pub(crate) struct AdmMech {
     /// `underflow=`: with the last report, when a dequeue reports a decrease
     /// (`decrease_due`).
     underflow: usize,
+    /// `loops=`: how a loop piece counts and moves.
+    loops: AdmLoops,
+    /// Most `TASK` messages per steal (under `loops=range`; under `split`
+    /// the managers ask for no more).
+    burst: usize,
     pub tree: Tree,
     pub queues: Vec<VecDeque<Item>>,
+    /// What each queue holds, in tasks as the reports count them
+    /// ([`AdmMech::units`]).
+    qunits: Vec<usize>,
     /// The count each worker last reported.
     pub reported: Vec<usize>,
     /// A starving report was sent and no report of work since.
@@ -131,8 +145,11 @@ impl AdmMech {
         AdmMech {
             handoff: a.handoff,
             underflow: a.underflow,
+            loops: a.loops,
+            burst: a.burst.max(1),
             tree: a.tree(n),
             queues: vec![VecDeque::new(); n],
+            qunits: vec![0; n],
             reported: vec![0; n],
             starving: vec![false; n],
             nothing_left: vec![false; n],
@@ -153,6 +170,92 @@ fn mailbox_line(w: usize) -> u64 {
 }
 
 impl AdmMech {
+    /// Tasks a queued item counts as: a loop piece under `loops=range`
+    /// counts its leaves, anything else one.
+    fn units(&self, item: &Item) -> usize {
+        match item.work {
+            Work::Piece { lo, hi, .. } if self.loops == AdmLoops::Range => (hi - lo) as usize,
+            _ => 1,
+        }
+    }
+
+    fn enqueue(&mut self, w: usize, item: Item) {
+        self.qunits[w] += self.units(&item);
+        self.queues[w].push_back(item);
+    }
+
+    fn dequeue(&mut self, w: usize, newest: bool) -> Option<Item> {
+        let item = if newest { self.queues[w].pop_back() } else { self.queues[w].pop_front() }?;
+        self.qunits[w] -= self.units(&item);
+        Some(item)
+    }
+
+    /// What `w` reports: its queue, and under `loops=range` the leaves of
+    /// the loop piece it runs that it has not started.
+    fn count(&self, cx: &Ctx<'_>, w: usize) -> usize {
+        let left = match self.loops {
+            AdmLoops::Range => cx.top_piece(w).map_or(0, |i| match cx.w[w].stack[i] {
+                Frame::Piece { next, hi, .. } => (hi - next) as usize,
+                _ => 0,
+            }),
+            AdmLoops::Split => 0,
+        };
+        self.qunits[w] + range_units(self.loops, left)
+    }
+
+    /// The items a victim asked for `k` tasks sends: its oldest first, a
+    /// queued piece cut when it holds more than is owed; under
+    /// `loops=range`, what is still owed cut off the top of the piece it
+    /// runs (`range_cut`); under `split`, the piece it runs split in half
+    /// first when the queue holds fewer than `k` (`split::adm`).
+    fn take_for_steal(&mut self, cx: &mut Ctx<'_>, w: usize, k: usize) -> Vec<Item> {
+        let mut items = Vec::new();
+        if self.loops == AdmLoops::Split {
+            if self.queues[w].len() < k && offers_halves(self.loops, true, || true) {
+                if let Some(i) = cx.splittable_piece(w) {
+                    self.split_piece(cx, w, i);
+                }
+            }
+            for _ in 0..k.min(self.queues[w].len()) {
+                items.extend(self.dequeue(w, false));
+            }
+            return items;
+        }
+        let mut got = 0;
+        // At most `burst` messages; the last may be a cut of the running range.
+        let cap = if cx.top_piece(w).is_some() && self.burst > 1 { self.burst - 1 } else { self.burst };
+        while got < k && items.len() < cap {
+            let Some(front) = self.queues[w].front_mut() else { break };
+            let need = k - got;
+            if let Work::Piece { lp, lo, hi } = &mut front.work {
+                if (*hi - *lo) as usize > need {
+                    let cut = need as u32;
+                    *hi -= cut;
+                    let item = Item { work: Work::Piece { lp: *lp, lo: *hi, hi: *hi + cut }, path: front.path.clone(), from: w as u32 };
+                    self.qunits[w] -= need;
+                    items.push(item);
+                    got = k;
+                    break;
+                }
+            }
+            let item = self.dequeue(w, false).expect("a front item");
+            got += self.units(&item);
+            items.push(item);
+        }
+        if got < k && items.len() < self.burst {
+            if let Some(i) = cx.top_piece(w) {
+                if let Frame::Piece { lp, next, hi, path } = &mut cx.w[w].stack[i] {
+                    let cut = range_cut(self.loops, k - got, (*hi - *next) as usize) as u32;
+                    if cut > 0 {
+                        *hi -= cut;
+                        items.push(Item { work: Work::Piece { lp: *lp, lo: *hi, hi: *hi + cut }, path: path.clone(), from: w as u32 });
+                    }
+                }
+            }
+        }
+        items
+    }
+
     fn receiver(&mut self, m: &Msg) -> usize {
         match *m {
             Msg::Manager { level, part, .. } => self.tree.host(level, part),
@@ -327,36 +430,31 @@ impl AdmMech {
         let mut c = costs::ADM_HANDLER;
         match m {
             ToWorker::Steal { stealer, k, ends } => {
-                if self.queues[w].len() < k && split::adm(true, || true) {
-                    if let Some(i) = cx.splittable_piece(w) {
-                        self.split_piece(cx, w, i);
-                    }
-                }
-                let k = k.min(self.queues[w].len());
+                let items = self.take_for_steal(cx, w, k);
+                let k = items.len();
                 if k == 0 {
                     c += self.send(cx, w, Msg::Worker { w: stealer, m: ToWorker::Task { item: None, last: true, ends } }, t + c);
                 }
-                for i in 0..k {
-                    let item = self.queues[w].pop_front().expect("counted");
+                for (i, item) in items.into_iter().enumerate() {
                     let before = c;
                     c += costs::LOCAL_POP;
                     c += self.send(cx, w, Msg::Worker { w: stealer, m: ToWorker::Task { item: Some(item), last: i + 1 == k, ends } }, t + c);
                     cx.op(Op::SendTask, c - before);
                 }
-                let left = self.queues[w].len();
+                let left = self.count(cx, w);
                 self.reported[w] = left;
                 c += self.to_own_manager(cx, w, ToManager::VictimUpdate { child: w, left }, t + c);
             }
             ToWorker::Task { item, last, ends } => {
                 if let Some(item) = item {
-                    self.queues[w].push_back(item);
+                    self.enqueue(w, item);
                     self.nothing_left[w] = false;
                     c += costs::LOCAL_PUSH;
                     cx.op(Op::ReceiveTask, costs::ADM_HANDLER + costs::LOCAL_PUSH);
                 }
                 if last {
+                    let count = self.count(cx, w);
                     let s = &mut *self;
-                    let count = s.queues[w].len();
                     let starving = count == 0 && s.starving[w];
                     if count > 0 {
                         s.starving[w] = false;
@@ -389,7 +487,7 @@ impl AdmMech {
             let item = Item { work: Work::Piece { lp: *lp, lo: mid, hi: *hi }, path: paths.b, from: w as u32 };
             *hi = mid;
             *path = paths.a;
-            self.queues[w].push_back(item);
+            self.enqueue(w, item);
         }
     }
 
@@ -399,23 +497,20 @@ impl AdmMech {
     /// deviation, `handoff=`), then report what is left if still due.
     fn adm_push(&mut self, cx: &mut Ctx<'_>, w: usize, item: Item, t: u64) -> u64 {
         let mut c = costs::LOCAL_PUSH;
-        let (mut count, slow) = {
-            let s = &mut *self;
-            s.queues[w].push_back(item);
-            s.nothing_left[w] = false;
-            let count = s.queues[w].len();
-            (count, count >= next_report_threshold(s.reported[w]) || !s.mail[w].is_empty())
-        };
+        self.enqueue(w, item);
+        self.nothing_left[w] = false;
+        let mut count = self.count(cx, w);
+        let slow = count >= next_report_threshold(self.reported[w]) || !self.mail[w].is_empty();
         if cx.n == 1 || !slow {
             return c;
         }
         if cx.cfg.delivery == Delivery::Poll {
             let idle = self.idle_for_handoff(w);
             if let Some(v) = idle.filter(|_| hand_to_idle(true, count > 0) == 1) {
-                let item = self.queues[w].pop_front().expect("count > 0");
+                let item = self.dequeue(w, false).expect("count > 0");
+                count = self.count(cx, w);
                 self.sleepers.remove(&(v as u32));
                 c += self.send(cx, w, Msg::Worker { w: v, m: ToWorker::Task { item: Some(item), last: true, ends: None } }, t + c);
-                count -= 1;
             }
         }
         if count >= next_report_threshold(self.reported[w]) {
@@ -444,25 +539,20 @@ impl AdmMech {
         let s = &mut *self;
         let has_mail = !s.mail[w].is_empty();
         let empty = s.queues[w].is_empty();
-        split::adm(has_mail, || empty)
+        offers_halves(s.loops, has_mail, || empty)
     }
 
     fn adm_find(&mut self, cx: &mut Ctx<'_>, w: usize, t: u64) -> Found {
         let order = cx.policy.as_ref().map(|p| p.order).unwrap_or(Order::Lifo);
-        let own = {
-            let s = &mut *self;
-            match order {
-                Order::Lifo => s.queues[w].pop_back(),
-                Order::Fifo => s.queues[w].pop_front(),
-            }
-        };
+        let own = self.dequeue(w, order == Order::Lifo);
         if let Some(item) = own {
             // The runtime's `found_work`: the next time it runs dry it reports again.
             self.starving[w] = false;
             let mut c = costs::LOCAL_POP;
             // The runtime's dequeue (`AdmWorker::decreased`): a fall into the
             // decrease window is reported.
-            let count = self.queues[w].len();
+            // A piece taken off the queue goes on counting once it runs.
+            let count = self.count(cx, w) + if self.loops == AdmLoops::Range { self.units(&item) } else { 0 };
             if cx.n > 1 && decrease_due(self.reported[w], count, self.underflow) {
                 self.reported[w] = count;
                 c += self.to_own_manager(cx, w, ToManager::Update { child: w, count, starving: false, ends: None }, t);
@@ -497,6 +587,22 @@ impl SimMechanism for AdmMech {
 
     fn wants_split(&mut self, _cx: &mut Ctx<'_>, w: usize) -> bool {
         self.adm_wants_split(w)
+    }
+
+    /// Under `loops=range` the running piece is part of the count: report
+    /// when a leaf taken (or a piece begun) crosses a threshold either way.
+    fn at_leaf(&mut self, cx: &mut Ctx<'_>, w: usize, t: u64) -> u64 {
+        if self.loops != AdmLoops::Range || cx.n == 1 {
+            return 0;
+        }
+        let count = self.count(cx, w);
+        let r = self.reported[w];
+        if count >= next_report_threshold(r) || decrease_due(r, count, self.underflow) {
+            self.reported[w] = count;
+            self.starving[w] = false;
+            return self.to_own_manager(cx, w, ToManager::Update { child: w, count, starving: false, ends: None }, t);
+        }
+        0
     }
 
     fn poll_mail(&mut self, cx: &mut Ctx<'_>, w: usize, t: u64) -> u64 {

@@ -62,7 +62,15 @@ struct Model {
 
 impl Model {
     fn new(n: usize, radix: usize, seed: u64) -> Model {
-        let adm = Adm { radix, burst: RECEIVE_BUFFER / 2, dedicated_manager: false, notify: Notify::Poll, underflow: 0, handoff: Handoff::Manager };
+        let adm = Adm {
+            radix,
+            burst: RECEIVE_BUFFER / 2,
+            dedicated_manager: false,
+            notify: Notify::Poll,
+            underflow: 0,
+            handoff: Handoff::Manager,
+            loops: AdmLoops::Split,
+        };
         Model {
             tree: adm.tree(n),
             managers: adm.all_managers(n),

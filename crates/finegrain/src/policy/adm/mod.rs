@@ -33,6 +33,9 @@ use crate::error::Error;
 use std::ops::Range;
 
 mod manager;
+mod ranges;
+
+pub use ranges::{offers_halves, range_cut, range_units, AdmLoops};
 
 /// Messages one receive buffer holds: the paper's 64-word buffers hold 16
 /// four-word messages (ASPLOS 2010, section 6). The runtime's mailbox ring has
@@ -62,6 +65,8 @@ pub struct Adm {
     /// Whether a worker that offers work hands one task straight to an idle
     /// worker ([`Handoff`]).
     pub handoff: Handoff,
+    /// `loops=`: how a parallel loop is counted and moved ([`AdmLoops`]).
+    pub loops: AdmLoops,
 }
 
 /// Who gets a task straight from the worker that offers it, outside the
@@ -121,16 +126,32 @@ impl Adm {
         let tree = self.tree(n);
         (0..tree.levels)
             .take_while(|&l| tree.hosts(l, w))
-            .map(|l| ManagerNode::new(&tree, l, tree.partition_of(l, w), self.burst).with_underflow(self.underflow))
+            .map(|l| ManagerNode::new(&tree, l, tree.partition_of(l, w), self.manager_burst()).with_underflow(self.underflow))
             .collect()
     }
 
     /// Every manager of the tree over `n` workers, `[level][partition]` (the
     /// dedicated manager thread hosts them all).
+    /// The most tasks a level-0 manager asks one victim for. The burst
+    /// bounds messages (half the receive buffer); under `loops=range` one
+    /// message may carry a range of many tasks, so the manager asks for
+    /// what balances the counts and the victim bounds its messages
+    /// ([`Adm::burst`] there).
+    pub fn manager_burst(&self) -> usize {
+        match self.loops {
+            AdmLoops::Range => usize::MAX,
+            AdmLoops::Split => self.burst,
+        }
+    }
+
     pub fn all_managers(&self, n: usize) -> Vec<Vec<ManagerNode>> {
         let tree = self.tree(n);
         (0..tree.levels)
-            .map(|l| (0..n.div_ceil(tree.span(l)).max(1)).map(|p| ManagerNode::new(&tree, l, p, self.burst).with_underflow(self.underflow)).collect())
+            .map(|l| {
+                (0..n.div_ceil(tree.span(l)).max(1))
+                    .map(|p| ManagerNode::new(&tree, l, p, self.manager_burst()).with_underflow(self.underflow))
+                    .collect()
+            })
             .collect()
     }
 }
@@ -354,13 +375,37 @@ const OPTIONS: &[OptionInfo] = &[
         default: "0",
         help: "a worker with fewer tasks than this is sent work before it runs dry (0: only when it has run dry)",
     },
+    OptionInfo {
+        name: "loops",
+        values: "split | range",
+        default: "split",
+        help: "a loop offers halves lazily (split), or is one task counted by its leaves and cut when a steal asks (range, the paper)",
+    },
 ];
 
 /// Default underflow threshold ([`Adm::underflow`]); chosen by measurement
 /// (`docs/policies.md`, "Underflow threshold").
 pub const DEFAULT_UNDERFLOW: usize = 0;
 
+/// `adm-paper-*`: the defaults that differ from the runtime's, as ASPLOS 2010
+/// (Table 2, sections 4.1-4.2) has them: tasks move only on the managers'
+/// steal requests, and a loop is one range task cut when stolen.
+#[derive(Copy, Clone)]
+struct Defaults {
+    /// The names of the central and the hierarchical variant.
+    names: [&'static str; 2],
+    handoff: &'static str,
+    loops: &'static str,
+}
+
+const RUNTIME: Defaults = Defaults { names: ["adm-central", "adm-hier"], handoff: "idle", loops: "split" };
+const PAPER: Defaults = Defaults { names: ["adm-paper-central", "adm-paper-hier"], handoff: "manager", loops: "range" };
+
 fn build(spec: &mut Spec<'_>, hier: bool) -> Result<Policy, Error> {
+    build_with(spec, hier, RUNTIME)
+}
+
+fn build_with(spec: &mut Spec<'_>, hier: bool, d: Defaults) -> Result<Policy, Error> {
     let radix = if hier { spec.int("radix", 2, 1024, 8)? } else { 0 };
     let order = match spec.choice("order", &["lifo", "fifo"], "lifo")? {
         "fifo" => Order::Fifo,
@@ -373,14 +418,18 @@ fn build(spec: &mut Spec<'_>, hier: bool) -> Result<Policy, Error> {
     let bound_us = spec.int("bound", 1, 1_000_000, DEFAULT_BOUND_US as usize)? as u32;
     let notify = if interrupt { Notify::Interrupt { bound_us } } else { Notify::Poll };
     let underflow = spec.int("underflow", 0, 1024, DEFAULT_UNDERFLOW)?;
-    let handoff = match spec.choice("handoff", &["idle", "sleeper", "manager"], "idle")? {
+    let handoff = match spec.choice("handoff", &["idle", "sleeper", "manager"], d.handoff)? {
         "sleeper" => Handoff::Sleeper,
         "manager" => Handoff::Manager,
         _ => Handoff::Idle,
     };
+    let loops = match spec.choice("loops", &["split", "range"], d.loops)? {
+        "range" => AdmLoops::Range,
+        _ => AdmLoops::Split,
+    };
     Ok(Policy {
-        name: if hier { "adm-hier" } else { "adm-central" },
-        kind: PolicyKind::Adm(Adm { radix, burst, dedicated_manager, notify, underflow, handoff }),
+        name: d.names[hier as usize],
+        kind: PolicyKind::Adm(Adm { radix, burst, dedicated_manager, notify, underflow, handoff, loops }),
         order,
         idle: Idle::with_spin(spin),
         space_steal: Stealing::Baseline,
@@ -388,8 +437,9 @@ fn build(spec: &mut Spec<'_>, hier: bool) -> Result<Policy, Error> {
 }
 
 /// Every option but `radix`.
-const ADM_CENTRAL_OPTIONS: &[OptionInfo] = &[OPTIONS[1], OPTIONS[2], OPTIONS[3], OPTIONS[4], OPTIONS[5], OPTIONS[6], OPTIONS[7], OPTIONS[8]];
-const _: () = assert!(OPTIONS.len() == 9);
+const ADM_CENTRAL_OPTIONS: &[OptionInfo] =
+    &[OPTIONS[1], OPTIONS[2], OPTIONS[3], OPTIONS[4], OPTIONS[5], OPTIONS[6], OPTIONS[7], OPTIONS[8], OPTIONS[9]];
+const _: () = assert!(OPTIONS.len() == 10);
 
 fn value(p: &Policy, option: &str) -> Option<String> {
     let PolicyKind::Adm(a) = p.kind else { return None };
@@ -402,6 +452,7 @@ fn value(p: &Policy, option: &str) -> Option<String> {
         "bound" => a.notify.bound_us().unwrap_or(DEFAULT_BOUND_US).to_string(),
         "handoff" => a.handoff.name().to_string(),
         "underflow" => a.underflow.to_string(),
+        "loops" => a.loops.name().to_string(),
         _ => return p.common_value(option),
     })
 }
@@ -414,6 +465,54 @@ pub(crate) static ADM_CENTRAL: Registration = Registration {
         options: ADM_CENTRAL_OPTIONS,
     },
     build: |s| build(s, false),
+    value,
+};
+
+/// [`OPTIONS`] with the paper's defaults ([`PAPER`]).
+const PAPER_OPTIONS: &[OptionInfo] = &[
+    OPTIONS[0],
+    OPTIONS[1],
+    OPTIONS[2],
+    OPTIONS[3],
+    OPTIONS[4],
+    OPTIONS[5],
+    OPTIONS[6],
+    OptionInfo { default: PAPER.handoff, ..OPTIONS[7] },
+    OPTIONS[8],
+    OptionInfo { default: PAPER.loops, ..OPTIONS[9] },
+];
+const PAPER_CENTRAL_OPTIONS: &[OptionInfo] = &[
+    PAPER_OPTIONS[1],
+    PAPER_OPTIONS[2],
+    PAPER_OPTIONS[3],
+    PAPER_OPTIONS[4],
+    PAPER_OPTIONS[5],
+    PAPER_OPTIONS[6],
+    PAPER_OPTIONS[7],
+    PAPER_OPTIONS[8],
+    PAPER_OPTIONS[9],
+];
+const _: () = assert!(matches!(OPTIONS[7].name.as_bytes(), b"handoff") && matches!(OPTIONS[9].name.as_bytes(), b"loops"));
+
+pub(crate) static ADM_PAPER_CENTRAL: Registration = Registration {
+    info: PolicyInfo {
+        name: "adm-paper-central",
+        summary: "adm-central with the paper's protocol as defaults: steals only through the manager, loops as ranges cut when stolen",
+        source: "Sanchez, Yoo, Kozyrakis, Flexible Architectural Support for Fine-Grain Scheduling, ASPLOS 2010, sections 4.1-4.2, Table 2",
+        options: PAPER_CENTRAL_OPTIONS,
+    },
+    build: |s| build_with(s, false, PAPER),
+    value,
+};
+
+pub(crate) static ADM_PAPER_HIER: Registration = Registration {
+    info: PolicyInfo {
+        name: "adm-paper-hier",
+        summary: "adm-hier with the paper's protocol as defaults: steals only through the managers, loops as ranges cut when stolen",
+        source: "Sanchez, Yoo, Kozyrakis, Flexible Architectural Support for Fine-Grain Scheduling, ASPLOS 2010, sections 4.1-4.2, Table 2, Figure 4",
+        options: PAPER_OPTIONS,
+    },
+    build: |s| build_with(s, true, PAPER),
     value,
 };
 

@@ -262,13 +262,15 @@ fn handoff_looks_at_its_own_partition_after_itself() {
     assert_eq!(handoff_candidates(&central, 19).take(2).collect::<Vec<_>>(), vec![0, 1], "wraps around");
     assert_eq!(handoff_candidates(&Tree::single(2), 1).collect::<Vec<_>>(), vec![0]);
     assert_eq!(handoff_candidates(&Tree::single(1), 0).count(), 0, "alone: nobody");
-    let hier = Adm { radix: 4, burst: 8, dedicated_manager: false, notify: Notify::Poll, underflow: 0, handoff: Handoff::Idle }.tree(16);
+    let hier =
+        Adm { radix: 4, burst: 8, dedicated_manager: false, notify: Notify::Poll, underflow: 0, handoff: Handoff::Idle, loops: AdmLoops::Split }
+            .tree(16);
     assert_eq!(handoff_candidates(&hier, 6).collect::<Vec<_>>(), vec![7, 4, 5], "the other workers of group 4..8");
 }
 
 #[test]
 fn params_give_the_tree_and_the_hosts() {
-    let a = Adm { radix: 4, burst: 8, dedicated_manager: false, notify: Notify::Poll, underflow: 0, handoff: Handoff::Idle };
+    let a = Adm { radix: 4, burst: 8, dedicated_manager: false, notify: Notify::Poll, underflow: 0, handoff: Handoff::Idle, loops: AdmLoops::Split };
     assert_eq!(a.tree(16).levels, 2);
     assert_eq!(a.hosted_managers(16, 0).len(), 2);
     assert_eq!(a.hosted_managers(16, 4).len(), 1);
@@ -287,10 +289,32 @@ fn params_give_the_tree_and_the_hosts() {
             dedicated_manager: false,
             notify: Notify::Interrupt { bound_us: 100 },
             underflow: DEFAULT_UNDERFLOW,
-            handoff: Handoff::Idle
+            handoff: Handoff::Idle,
+            loops: AdmLoops::Split
         })
     ));
     assert!(matches!(Policy::parse("adm-hier:handoff=manager").unwrap().kind, PolicyKind::Adm(Adm { handoff: Handoff::Manager, .. })));
     assert!(matches!(Policy::parse("adm-hier:handoff=sleeper").unwrap().kind, PolicyKind::Adm(Adm { handoff: Handoff::Sleeper, .. })));
     assert!(Policy::parse("adm-central:handoff=nobody").unwrap_err().to_string().contains("handoff"));
+}
+
+#[test]
+fn the_paper_specs_are_table_2_defaults_and_round_trip() {
+    let paper = Policy::parse("adm-paper-hier").unwrap();
+    assert_eq!(paper.name, "adm-paper-hier");
+    let PolicyKind::Adm(a) = paper.kind else { panic!("not ADM") };
+    assert_eq!((a.handoff, a.loops, a.radix), (Handoff::Manager, AdmLoops::Range, 8));
+    let PolicyKind::Adm(c) = Policy::parse("adm-paper-central").unwrap().kind else { panic!("not ADM") };
+    assert_eq!((c.handoff, c.loops, c.radix), (Handoff::Manager, AdmLoops::Range, 0));
+    // The runtime's defaults, the paper's, and one option of the paper's
+    // alone are three different specs with three different labels.
+    let labels: Vec<String> =
+        ["adm-hier", "adm-paper-hier", "adm-hier:handoff=manager"].iter().map(|s| Policy::parse(s).unwrap().canonical()).collect();
+    assert_eq!(labels.iter().collect::<std::collections::BTreeSet<_>>().len(), 3, "{labels:?}");
+    for l in &labels {
+        assert_eq!(&Policy::parse(l).unwrap().canonical(), l);
+    }
+    // Every option can still be set away from the paper's default.
+    let PolicyKind::Adm(d) = Policy::parse("adm-paper-hier:loops=split,handoff=idle").unwrap().kind else { panic!("not ADM") };
+    assert_eq!((d.handoff, d.loops), (Handoff::Idle, AdmLoops::Split));
 }
