@@ -36,10 +36,20 @@ pub const ADM_SEND: u64 = 5;
 /// memory (ASPLOS 2010, section 3.2; assumption: a trap plus eight
 /// four-word stores, 200 cycles).
 pub const ADM_OVERFLOW: u64 = 200;
-/// ULI: a message's payload goes through the cache, at least two
-/// cache-to-cache transfers (the same paper, section 6.3); the handler costs
-/// the same as ADM's plus those transfers, charged by the cache model.
-pub const ULI_EXTRA_LINES: u64 = 2;
+/// ULI (user-level interrupts, the payload through the caches): each
+/// handler's cost as ASPLOS 2010 measured it, Table 5's ULI column (average
+/// over its workloads on the 128-thread CMP, interrupt and the payload's
+/// cache-to-cache transfers included), where ADM's are about 50 cycles
+/// ([`ADM_HANDLER`]; the same table: 52 for an update, 47 for a received
+/// task). A manager's handler that receives an update costs
+/// [`ULI_RECV_UPDATE`], or [`ULI_STEAL_MATCH`] when it pairs a stealer; a
+/// victim's costs [`ULI_SEND_TASK`] per task it sends; a stealer's
+/// [`ULI_RECV_TASK`] per task it receives. The payload's line still sets
+/// the message's latency through the cache model, but is not charged again.
+pub const ULI_RECV_UPDATE: u64 = 263;
+pub const ULI_STEAL_MATCH: u64 = 630;
+pub const ULI_SEND_TASK: u64 = 403;
+pub const ULI_RECV_TASK: u64 = 300;
 
 /// Carbon: a task-queue instruction at the core (Kumar, Hughes, Nguyen, ISCA
 /// 2007, section 4.2: 5 cycles).

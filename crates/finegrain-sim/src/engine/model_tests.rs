@@ -140,3 +140,24 @@ fn pdf_and_sw_hier_pay_the_runtimes_measured_instructions() {
     assert!(pop >= GLOBAL_REMOVE && pop < GLOBAL_REMOVE + 1_000, "pop {pop}");
     assert_eq!(PDF_SPAWN + GLOBAL_INSERT + GLOBAL_REMOVE, 2_404, "the runtime's 2,403.8 instructions per spawn");
 }
+
+#[test]
+fn uli_handlers_cost_table_5_and_adm_handlers_fifty_cycles() {
+    // ASPLOS 2010, Table 5 (ULI column): a received task 300 cycles, a task
+    // sent 403 per task; ADM's about 50 (section 4.3). Every task that moves
+    // pays exactly that, whatever the steal.
+    use super::costs::{ADM_HANDLER, LOCAL_PUSH, ULI_RECV_TASK, ULI_SEND_TASK};
+    use super::Op;
+    let g = a_loop(64, 20_000);
+    let p = preset("adm-cmp").unwrap();
+    let uli = run_on(p, &g, "adm-hier:radix=4", 16, Delivery::Uli);
+    let adm = run_on(p, &g, "adm-hier:radix=4", 16, Delivery::Interrupt);
+    let recv = uli.op(Op::ReceiveTask);
+    assert!(recv.count > 0, "tasks moved under ULI");
+    assert_eq!(recv.cycles, recv.count * ULI_RECV_TASK);
+    let recv = adm.op(Op::ReceiveTask);
+    assert_eq!(recv.cycles, recv.count * (ADM_HANDLER + LOCAL_PUSH));
+    let send = uli.op(Op::SendTask);
+    assert!(send.cycles >= send.count * ULI_SEND_TASK, "{} cycles for {} tasks sent", send.cycles, send.count);
+    assert!(uli.makespan > adm.makespan, "ULI's handlers are slower: {} vs {}", uli.makespan, adm.makespan);
+}

@@ -267,11 +267,12 @@ impl AdmMech {
     fn send(&mut self, cx: &mut Ctx<'_>, from: usize, m: Msg, t: u64) -> u64 {
         let to = self.receiver(&m);
         let mut lat = cx.m.msg_latency(from, to) as u64;
-        let mut c = costs::ADM_SEND;
+        let c = costs::ADM_SEND;
         if cx.cfg.delivery == Delivery::Uli {
-            // The payload goes through the receiver's mailbox line.
-            c += cx.sched_access(from, mailbox_line(to), true, t);
-            lat += c;
+            // The payload goes through the receiver's mailbox line: its
+            // latency, as the cache model gives it (the cost is Table 5's,
+            // charged by the handlers).
+            lat += cx.sched_access(from, mailbox_line(to), true, t);
         }
         cx.messages += 1;
         let s = &mut *self;
@@ -336,7 +337,8 @@ impl AdmMech {
             at_recv += cx.sched_access(to, mailbox_line(to), false, at);
         }
         let (c, bucket) = self.handle(cx, to, m, sent, at_recv);
-        let c = c + (at_recv - at);
+        // Under ULI the line's read is part of Table 5's handler cost.
+        let c = c.max(at_recv - at);
         self.handler_busy[to] = at + c;
         cx.charge(to, bucket, c);
         if !cx.w[to].asleep {
@@ -397,7 +399,12 @@ impl AdmMech {
                 ToManager::Unblock => vec![Action::Unblock],
             }
         };
-        let mut c = costs::ADM_HANDLER;
+        let uli = cx.cfg.delivery == Delivery::Uli;
+        let mut c = match () {
+            _ if !uli => costs::ADM_HANDLER,
+            _ if actions.iter().any(|a| matches!(a, Action::Steal { .. })) => costs::ULI_STEAL_MATCH,
+            _ => costs::ULI_RECV_UPDATE,
+        };
         let tree = self.tree;
         for a in actions {
             for r in route(&tree, level, part, a) {
@@ -427,17 +434,27 @@ impl AdmMech {
     }
 
     fn worker_msg(&mut self, cx: &mut Ctx<'_>, w: usize, m: ToWorker, t: u64) -> u64 {
-        let mut c = costs::ADM_HANDLER;
+        let uli = cx.cfg.delivery == Delivery::Uli;
+        // Under ULI a handler's cost is Table 5's per task below; one that
+        // moves no task costs an update's.
+        let mut c = if uli { 0 } else { costs::ADM_HANDLER };
+        let no_task = |m: &ToWorker| matches!(m, ToWorker::Unblock | ToWorker::Task { item: None, .. });
+        if uli && no_task(&m) {
+            c = costs::ULI_RECV_UPDATE;
+        }
         match m {
             ToWorker::Steal { stealer, k, ends } => {
                 let items = self.take_for_steal(cx, w, k);
                 let k = items.len();
                 if k == 0 {
+                    if uli {
+                        c += costs::ULI_RECV_UPDATE;
+                    }
                     c += self.send(cx, w, Msg::Worker { w: stealer, m: ToWorker::Task { item: None, last: true, ends } }, t + c);
                 }
                 for (i, item) in items.into_iter().enumerate() {
                     let before = c;
-                    c += costs::LOCAL_POP;
+                    c += if uli { costs::ULI_SEND_TASK } else { costs::LOCAL_POP };
                     c += self.send(cx, w, Msg::Worker { w: stealer, m: ToWorker::Task { item: Some(item), last: i + 1 == k, ends } }, t + c);
                     cx.op(Op::SendTask, c - before);
                 }
@@ -449,8 +466,9 @@ impl AdmMech {
                 if let Some(item) = item {
                     self.enqueue(w, item);
                     self.nothing_left[w] = false;
-                    c += costs::LOCAL_PUSH;
-                    cx.op(Op::ReceiveTask, costs::ADM_HANDLER + costs::LOCAL_PUSH);
+                    let recv = if uli { costs::ULI_RECV_TASK } else { costs::ADM_HANDLER + costs::LOCAL_PUSH };
+                    c += recv - if uli { 0 } else { costs::ADM_HANDLER };
+                    cx.op(Op::ReceiveTask, recv);
                 }
                 if last {
                     let count = self.count(cx, w);
