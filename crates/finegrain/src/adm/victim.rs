@@ -23,7 +23,7 @@ use super::mailbox::MsgKind;
 use super::messaging::AdmWorker;
 use crate::job::JobRef;
 use crate::mechanism::{Handles, LoopStep};
-use crate::policy::adm::{range_cut, Adm, AdmLoops};
+use crate::policy::adm::{range_cut, range_units, Adm, AdmLoops};
 use crate::stats::Op;
 use crate::sync::Ordering;
 use std::cell::{Cell, RefCell};
@@ -111,7 +111,7 @@ impl AdmWorker {
                 LoopStep::Go
             };
         }
-        r.left.set(left);
+        r.left.set(range_units(r.loops, left));
         if self.mail().has_mail() {
             self.handle_mail(h);
         }
