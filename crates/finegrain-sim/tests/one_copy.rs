@@ -53,7 +53,6 @@ const ONE_SIDED: &[(&str, Side, &str)] = &[
     ("phase_end", Side::Runtime, "reduce: how a phase ends and combines; termination and reductions are not simulated yet"),
     ("recount_depth", Side::Runtime, "adm: when a join counts its frame marks; simulated queues are counted directly"),
     ("report_depth", Side::Runtime, "adm: when a join counts its frame marks; simulated queues are counted directly"),
-    ("loop_task_size", Side::Runtime, "carbon: TQ_ENQUEUE_LOOP's S; the simulator splits loops lazily, not from the descriptor, yet"),
     ("queued_at", Side::Runtime, "unit: the time stamp a central queue's key carries; simulated queues keep arrival order"),
     ("share_now", Side::Runtime, "sw-hier: moving private tasks to the global queue when a worker sleeps; not simulated yet"),
     ("uses_topology", Side::Runtime, "whether a pool pins its threads; the simulator has no threads"),

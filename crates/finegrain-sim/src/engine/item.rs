@@ -3,11 +3,24 @@
 use finegrain::policy::pdf::SerialPath;
 use finegrain::taskgraph::{LatchId, LoopId, TaskId};
 
-/// Ready work: a task, or a piece of a loop (leaves `lo..hi`).
+/// Ready work: a task, or a piece of a loop (leaves `lo..hi`), or Carbon's
+/// loop descriptor in the task unit (TQ_ENQUEUE_LOOP: leaves `lo..hi`
+/// handed out as pieces of `per` leaves, one per dequeue; never run as is).
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub(crate) enum Work {
     Task(TaskId),
     Piece { lp: LoopId, lo: u32, hi: u32 },
+    Chunks { lp: LoopId, lo: u32, hi: u32, per: u32 },
+}
+
+impl Work {
+    /// Tasks this entry stands for: a descriptor its chunks left, else one.
+    pub(crate) fn tasks(&self) -> usize {
+        match *self {
+            Work::Chunks { lo, hi, per, .. } => (hi - lo).div_ceil(per.max(1)) as usize,
+            _ => 1,
+        }
+    }
 }
 
 /// A queue entry: the work, its place in serial order (`pdf`), and the

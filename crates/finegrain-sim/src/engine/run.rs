@@ -222,6 +222,8 @@ impl<'g, M: SimMechanism> Sim<'g, M> {
         let f = match item.work {
             Work::Task(t) => self.task_frame(t, item.path),
             Work::Piece { lp, lo, hi } => Frame::Piece { lp, next: lo, hi, path: item.path },
+            // (The unit hands a descriptor out as pieces; whole, it is one.)
+            Work::Chunks { lp, lo, hi, .. } => Frame::Piece { lp, next: lo, hi, path: item.path },
         };
         self.cx.w[w].stack.push(f);
     }

@@ -176,6 +176,21 @@ fn a_loop_range_is_cut_for_each_steal() {
 }
 
 #[test]
+fn carbon_hands_a_loop_out_from_one_descriptor() {
+    // TQ_ENQUEUE_LOOP (ISCA 2007, section 4.2; the runtime's `gtu/loops.rs`):
+    // 64 leaves with S = 8 are eight tasks, each found once, by a dequeue, a
+    // prefetch or a steal of half a descriptor, and never split further.
+    let g = a_loop(64, 10_000);
+    let r = run(&g, "carbon:grain=8", 4, Delivery::Interrupt);
+    let found = r.op(super::Op::Dequeue).count + r.op(super::Op::Steal).count;
+    assert_eq!(found, 8, "eight tasks of eight leaves");
+    assert_eq!(r.tasks_run as usize, g.tasks.len());
+    // Split in halves instead, the same loop makes more tasks.
+    let split = run(&g, "carbon:grain=8,loops=split", 4, Delivery::Interrupt);
+    assert!(split.op(super::Op::Dequeue).count + split.op(super::Op::Steal).count != 8);
+}
+
+#[test]
 fn a_manager_tree_serves_every_partition() {
     // 32 workers under radix 8: two levels of managers. Every worker must get
     // work (a burst into a partition used to leave the root believing a steal

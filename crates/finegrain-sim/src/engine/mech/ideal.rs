@@ -14,19 +14,23 @@
 //! about to look for work and will take it itself (perfect knowledge: a
 //! spawn followed by its wait, the successor of a bottom task, so a chain
 //! runs exactly as on one worker), as does a released
-//! join (no latch latency); a running loop piece splits whenever a worker
-//! sleeps (`policy::ideal::split`), so any idle worker gets a piece while a
-//! piece has two leaves or more.
+//! join (no latch latency). A loop makes every leaf ready at once, each a
+//! task of its own (a queue with zero cost needs no descriptor and no
+//! splitting: with pieces split on demand, idle workers waited for the
+//! running piece's next leaf boundary, round after round, and Carbon's
+//! descriptors beat the bound on short loops); a piece that does run
+//! (at one worker) splits whenever a worker sleeps (`policy::ideal::split`).
 //!
 //! Ready tasks are kept per maker (newest at the back) and in one map from
 //! their readiness order to their maker: a take removes a task from an end
 //! of its maker's queue, so both stay in step.
 
 use crate::engine::context::{Ctx, Parked};
-use crate::engine::item::Item;
+use crate::engine::item::{Item, Work};
 use crate::engine::mechanism::{Found, SimMechanism};
 use crate::engine::result::{Bucket, Op};
 use finegrain::policy::ideal::{self, Take};
+use finegrain::policy::pdf::SerialPath;
 use std::collections::{BTreeMap, VecDeque};
 
 #[derive(Debug)]
@@ -85,6 +89,20 @@ impl SimMechanism for IdealMech {
     }
 
     fn latch_latency(&self, _cx: &mut Ctx<'_>, _from: usize, _to: usize) -> u64 {
+        0
+    }
+
+    /// Every leaf ready at once, at no cost; the oldest leaves are taken
+    /// first by other workers, the newest by the enqueuer.
+    fn start_loop(&mut self, cx: &mut Ctx<'_>, w: usize, id: u32, leaves: u32, path: SerialPath, t: u64) -> u64 {
+        if cx.n == 1 {
+            cx.w[w].stack.push(crate::engine::item::Frame::Piece { lp: id, next: 0, hi: leaves, path });
+            return 0;
+        }
+        for i in 0..leaves {
+            let item = Item { work: Work::Piece { lp: id, lo: i, hi: i + 1 }, path: path.clone(), from: w as u32 };
+            self.push(cx, w, item, t);
+        }
         0
     }
 }

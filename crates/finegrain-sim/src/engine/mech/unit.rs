@@ -17,17 +17,25 @@
 //! `prefetch_allowed`, `victims`, `steal_count`; `SwHier::spill_count`,
 //! `fetch_count`; `GlobalOrder::key`; `split::unit`).
 //!
+//! Under `carbon` with `loops=descriptor` (the default) a loop is one
+//! TQ_ENQUEUE_LOOP descriptor in the enqueuer's GTU deque, as in the
+//! runtime's `gtu/`: it stands for `Carbon::loop_task_size` tasks of S
+//! leaves, the owner's dequeue hands out the next one, and a steal whose
+//! oldest entry is a descriptor of more than one task takes half of them as
+//! a descriptor of its own. The pieces it hands out do not split.
+//!
 //! Simplification: a task enqueued into the GTU is visible to other workers at
 //! once rather than after the network latency; the enqueuing core does not
 //! wait for it (the request is posted), but it occupies the unit's server.
 
 use crate::engine::context::{Ctx, Parked};
 use crate::engine::costs;
-use crate::engine::item::Item;
+use crate::engine::item::{Item, Work};
 use crate::engine::mechanism::{Found, SimMechanism};
 use crate::engine::result::{Bucket, Op};
 use crate::machine::Server;
 use finegrain::policy::carbon::Carbon;
+use finegrain::policy::pdf::SerialPath;
 use finegrain::policy::swhier::SwHier;
 use finegrain::policy::unit::Key;
 use finegrain::policy::{split, UnitPolicy};
@@ -150,7 +158,7 @@ impl UnitMech {
             // TQ overflow: the deque's oldest tasks go to the software queue.
             let k = c.overflow_count(s.deques[w].len());
             let moved: Vec<Item> = s.deques[w].drain(..k).collect();
-            s.total -= k;
+            s.total -= moved.iter().map(|i| i.work.tasks()).sum::<usize>();
             s.software[w].extend(moved);
             cost += costs::CARBON_EXCEPTION + k as u64 * costs::LOCAL_PUSH;
         }
@@ -195,6 +203,10 @@ impl UnitMech {
     fn unit_wants_split(&mut self, cx: &mut Ctx<'_>, w: usize) -> bool {
         let n = cx.n;
         let s = &mut *self;
+        if matches!(s.policy, UnitPolicy::Carbon(c) if c.loop_descriptor) {
+            // A descriptor's piece runs its S leaves in turn.
+            return false;
+        }
         split::unit(s.policy, s.near[w].is_empty(), s.total, n)
     }
 
@@ -286,13 +298,13 @@ impl UnitMech {
             let k = c.refill_count(s.deques[w].len(), s.software[w].len());
             for _ in 0..k {
                 let e = s.software[w].pop_back().expect("counted");
+                s.total += e.work.tasks();
                 s.deques[w].push_front(e);
-                s.total += 1;
             }
             cx.w[w].debt += costs::CARBON_EXCEPTION + k as u64 * costs::LOCAL_POP;
         }
         let s = &mut *self;
-        if let Some(e) = s.deques[w].pop_back() {
+        if let Some(e) = take_newest(&mut s.deques[w]) {
             s.total -= 1;
             return Some((e, true));
         }
@@ -301,14 +313,56 @@ impl UnitMech {
             if len == 0 {
                 continue;
             }
+            // A descriptor of several tasks at the front: half of them, as a
+            // descriptor of the thief's own (the runtime's `steal_locked`).
+            let front = &mut s.deques[v][0];
+            if let Work::Chunks { lp, lo, hi, per } = front.work {
+                let left = front.work.tasks();
+                if left > 1 {
+                    let k = left.div_ceil(2) as u32;
+                    let mid = hi - (k * per).min(hi - lo);
+                    front.work = Work::Chunks { lp, lo, hi: mid, per };
+                    let taken = Item { work: Work::Chunks { lp, lo: mid, hi, per }, path: front.path.clone(), from: front.from };
+                    s.deques[w].push_back(taken);
+                    let e = take_newest(&mut s.deques[w]).expect("took one");
+                    s.total -= 1;
+                    return Some((e, false));
+                }
+            }
             let k = Carbon::steal_count(len);
             let taken: Vec<Item> = s.deques[v].drain(..k).collect();
             s.deques[w].extend(taken);
-            let e = s.deques[w].pop_back().expect("took at least one");
+            let e = take_newest(&mut s.deques[w]).expect("took at least one");
             s.total -= 1;
             return Some((e, false));
         }
         None
+    }
+
+    /// `carbon`, `loops=descriptor`: TQ_ENQUEUE_LOOP. A task waiting in the
+    /// prefetch buffer goes to the deque first (the descriptor is not
+    /// buffered), then the descriptor, standing for `loop_task_size` tasks.
+    fn carbon_enqueue_loop(&mut self, cx: &mut Ctx<'_>, w: usize, c: Carbon, lp: u32, leaves: u32, path: SerialPath, t: u64) -> u64 {
+        let (per, tasks) = c.loop_task_size(leaves as usize, 1, cx.n);
+        let s = &mut *self;
+        while let Some((b, _)) = s.near[w].pop_front() {
+            s.deques[w].push_back(b);
+            s.total += 1;
+        }
+        s.deques[w].push_back(Item { work: Work::Chunks { lp, lo: 0, hi: leaves, per: per as u32 }, path, from: w as u32 });
+        s.total += tasks;
+        let mut cost = costs::CARBON_ISA;
+        if !cx.cfg.preset.task_unit_hw {
+            cost += self.locked_op(cx, w, t, costs::LOCKED_QUEUE_OP);
+            let wake = self.wake_cycles(cx);
+            self.parked.wake_one(cx, t + cost, wake);
+            return cost;
+        }
+        let one = cx.m.center_latency(w) as u64;
+        self.server.serve(t + one, costs::CARBON_GTU_SERVICE);
+        cx.messages += 1;
+        self.answer_blocked(cx, c, t + one);
+        cost
     }
 
     fn swhier_dequeue(&mut self, cx: &mut Ctx<'_>, w: usize, h: SwHier, t: u64) -> Option<(Item, u64, bool)> {
@@ -371,6 +425,16 @@ impl SimMechanism for UnitMech {
         self.parked.park(w);
     }
 
+    fn start_loop(&mut self, cx: &mut Ctx<'_>, w: usize, id: u32, leaves: u32, path: SerialPath, t: u64) -> u64 {
+        match self.policy {
+            UnitPolicy::Carbon(c) if c.loop_descriptor && cx.n > 1 => self.carbon_enqueue_loop(cx, w, c, id, leaves, path, t),
+            _ => {
+                cx.w[w].stack.push(crate::engine::item::Frame::Piece { lp: id, next: 0, hi: leaves, path });
+                0
+            }
+        }
+    }
+
     fn serial_paths(&self) -> bool {
         self.policy.global_order() == finegrain::policy::unit::GlobalOrder::Serial
     }
@@ -386,4 +450,21 @@ impl SimMechanism for UnitMech {
             cx.cfg.preset.wake_cycles
         }
     }
+}
+
+/// The newest entry of a GTU deque, one task of it: a descriptor of more
+/// than one task hands out its next piece and stays.
+fn take_newest(d: &mut VecDeque<Item>) -> Option<Item> {
+    let back = d.back_mut()?;
+    if let Work::Chunks { lp, lo, hi, per } = back.work {
+        let end = (lo + per).min(hi);
+        let piece = Item { work: Work::Piece { lp, lo, hi: end }, path: back.path.clone(), from: back.from };
+        if end < hi {
+            back.work = Work::Chunks { lp, lo: end, hi, per };
+        } else {
+            d.pop_back();
+        }
+        return Some(piece);
+    }
+    d.pop_back()
 }

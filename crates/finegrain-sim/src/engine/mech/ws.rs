@@ -102,7 +102,7 @@ fn slot_line(owner: usize, slot: u64) -> u64 {
 fn descriptor_line(t: &Item) -> u64 {
     let id: u64 = match t.work {
         Work::Task(t) => t as u64,
-        Work::Piece { lp, lo, .. } => ((lp as u64) << 16) + lo as u64,
+        Work::Piece { lp, lo, .. } | Work::Chunks { lp, lo, .. } => ((lp as u64) << 16) + lo as u64,
     };
     (1 << 41) + ((t.from as u64) << 8) + id % 64
 }
