@@ -104,12 +104,14 @@ cfg_runtime! {
     mod fixed;
     mod graph;
     mod invoke;
+    pub mod iter;
     mod job;
     mod join;
     mod loops;
     mod mechanism;
     mod phase;
     mod pool;
+    pub mod prelude;
     mod priority;
     pub mod record;
     mod registry;

@@ -1,0 +1,343 @@
+//! [`ParallelIterator`]: the trait every parallel iterator implements, with
+//! its adapters and consumers as provided methods (Rayon's names and meaning).
+
+use super::chain::Chain;
+use super::filter::{Filter, FilterMap, WhileSome};
+use super::flat_map::{FlatMap, FlatMapIter, Flatten, FlattenIter};
+use super::fold::{Fold, TryFold};
+use super::map::{Cloned, ClonedOp, Copied, CopiedOp, Inspect, InspectOp, Map, Update, UpdateOp};
+use super::map_with::{MapInit, MapWith};
+use super::plumbing::UnindexedConsumer;
+use super::try_ops::Try;
+use super::{consume, find, FromParallelIterator, IntoParallelIterator, ParallelExtend};
+use std::cmp::Ordering;
+use std::iter::{Product, Sum};
+
+/// A parallel iterator: items produced in parallel and handed to a consumer.
+///
+/// Implementors write [`drive_unindexed`](Self::drive_unindexed); everything
+/// else is provided. Consumers (`for_each`, `sum`, `collect`, ...) run the
+/// whole iterator on a worker of the current pool (the global one outside any
+/// pool) and split it lazily (see [`bridge`](super::bridge)).
+pub trait ParallelIterator: Sized + Send {
+    /// What it yields.
+    type Item: Send;
+
+    /// Feed every item to `consumer` (the plumbing every consumer uses).
+    fn drive_unindexed<C: UnindexedConsumer<Self::Item>>(self, consumer: C) -> C::Result;
+
+    /// The exact number of items, if known without running it.
+    fn opt_len(&self) -> Option<usize> {
+        None
+    }
+
+    // ---- consumers ----
+
+    /// Call `op` on every item.
+    fn for_each<F: Fn(Self::Item) + Sync + Send>(self, op: F) {
+        consume::for_each(self, &op)
+    }
+
+    /// Call `op` on every item with a clone of `init` per task.
+    fn for_each_with<T: Send + Clone, F: Fn(&mut T, Self::Item) + Sync + Send>(self, init: T, op: F) {
+        self.map_with(init, op).for_each(|()| ())
+    }
+
+    /// Call `op` on every item with a value made by `init` per task.
+    fn for_each_init<T, INIT: Fn() -> T + Sync + Send, F: Fn(&mut T, Self::Item) + Sync + Send>(self, init: INIT, op: F) {
+        self.map_init(init, op).for_each(|()| ())
+    }
+
+    /// Call `op` on every item until one fails; returns a failure if any.
+    fn try_for_each<R, F>(self, op: F) -> R
+    where
+        F: Fn(Self::Item) -> R + Sync + Send,
+        R: Try<Output = ()> + Send,
+    {
+        super::try_ops::try_for_each(self, op)
+    }
+
+    /// Combine every item with `op`, starting each task from `identity()`.
+    fn reduce<ID, OP>(self, identity: ID, op: OP) -> Self::Item
+    where
+        ID: Fn() -> Self::Item + Sync + Send,
+        OP: Fn(Self::Item, Self::Item) -> Self::Item + Sync + Send,
+    {
+        consume::reduce(self, &identity, &op)
+    }
+
+    /// Combine every item with `op`; `None` when there are none.
+    fn reduce_with<OP>(self, op: OP) -> Option<Self::Item>
+    where
+        OP: Fn(Self::Item, Self::Item) -> Self::Item + Sync + Send,
+    {
+        self.map(Some).reduce(
+            || None,
+            |a, b| match (a, b) {
+                (Some(a), Some(b)) => Some(op(a, b)),
+                (a, None) => a,
+                (None, b) => b,
+            },
+        )
+    }
+
+    /// Like `reduce` with a fallible `op`: stops at the first failure.
+    fn try_reduce<T, ID, OP>(self, identity: ID, op: OP) -> Self::Item
+    where
+        OP: Fn(T, T) -> Self::Item + Sync + Send,
+        ID: Fn() -> T + Sync + Send,
+        Self::Item: Try<Output = T>,
+    {
+        super::try_ops::try_reduce(self, identity, op)
+    }
+
+    /// Fold the items of each task into one value per task (the result is a
+    /// parallel iterator over those values).
+    fn fold<T, ID, F>(self, identity: ID, fold_op: F) -> Fold<Self, ID, F>
+    where
+        F: Fn(T, Self::Item) -> T + Sync + Send,
+        ID: Fn() -> T + Sync + Send,
+        T: Send,
+    {
+        Fold::new(self, identity, fold_op)
+    }
+
+    /// `fold` starting each task from a clone of `init`.
+    fn fold_with<T, F>(self, init: T, fold_op: F) -> Fold<Self, impl Fn() -> T + Sync + Send, F>
+    where
+        F: Fn(T, Self::Item) -> T + Sync + Send,
+        T: Send + Clone + Sync,
+    {
+        Fold::new(self, move || init.clone(), fold_op)
+    }
+
+    /// `fold` with a fallible `fold_op`; each task stops at its first failure
+    /// and every other task stops soon after.
+    fn try_fold<T, R, ID, F>(self, identity: ID, fold_op: F) -> TryFold<Self, R, ID, F>
+    where
+        F: Fn(T, Self::Item) -> R + Sync + Send,
+        ID: Fn() -> T + Sync + Send,
+        R: Try<Output = T> + Send,
+    {
+        TryFold::new(self, identity, fold_op)
+    }
+
+    /// The sum of the items.
+    fn sum<S: Send + Sum<Self::Item> + Sum<S>>(self) -> S {
+        consume::sum(self)
+    }
+
+    /// The product of the items.
+    fn product<P: Send + Product<Self::Item> + Product<P>>(self) -> P {
+        consume::product(self)
+    }
+
+    /// The least item (the first of equals, as `Iterator::min`... within a task;
+    /// across tasks, the leftmost).
+    fn min(self) -> Option<Self::Item>
+    where
+        Self::Item: Ord,
+    {
+        self.reduce_with(|a, b| if b < a { b } else { a })
+    }
+
+    /// The least item by `f`.
+    fn min_by<F: Fn(&Self::Item, &Self::Item) -> Ordering + Sync + Send>(self, f: F) -> Option<Self::Item> {
+        self.reduce_with(move |a, b| if f(&b, &a) == Ordering::Less { b } else { a })
+    }
+
+    /// The item whose key is least.
+    fn min_by_key<K: Ord + Send, F: Fn(&Self::Item) -> K + Sync + Send>(self, f: F) -> Option<Self::Item> {
+        self.map(|x| (f(&x), x)).min_by(|a, b| a.0.cmp(&b.0)).map(|p| p.1)
+    }
+
+    /// The greatest item (the last of equals, as `Iterator::max`).
+    fn max(self) -> Option<Self::Item>
+    where
+        Self::Item: Ord,
+    {
+        self.reduce_with(|a, b| if b >= a { b } else { a })
+    }
+
+    /// The greatest item by `f`.
+    fn max_by<F: Fn(&Self::Item, &Self::Item) -> Ordering + Sync + Send>(self, f: F) -> Option<Self::Item> {
+        self.reduce_with(move |a, b| if f(&b, &a) != Ordering::Less { b } else { a })
+    }
+
+    /// The item whose key is greatest.
+    fn max_by_key<K: Ord + Send, F: Fn(&Self::Item) -> K + Sync + Send>(self, f: F) -> Option<Self::Item> {
+        self.map(|x| (f(&x), x)).max_by(|a, b| a.0.cmp(&b.0)).map(|p| p.1)
+    }
+
+    /// The number of items.
+    fn count(self) -> usize {
+        self.map(|_| 1usize).sum()
+    }
+
+    /// Some item matching `p`, whichever is found first; stops early.
+    fn find_any<P: Fn(&Self::Item) -> bool + Sync + Send>(self, p: P) -> Option<Self::Item> {
+        find::find_any(self, &p)
+    }
+
+    /// The first item (in order) matching `p`; stops once nothing to its left
+    /// is left to search.
+    fn find_first<P: Fn(&Self::Item) -> bool + Sync + Send>(self, p: P) -> Option<Self::Item> {
+        find::find_ordered(self, &p, find::Side::First)
+    }
+
+    /// The last item matching `p`.
+    fn find_last<P: Fn(&Self::Item) -> bool + Sync + Send>(self, p: P) -> Option<Self::Item> {
+        find::find_ordered(self, &p, find::Side::Last)
+    }
+
+    /// The result of `f` on some item for which it is `Some`; stops early.
+    fn find_map_any<R: Send, F: Fn(Self::Item) -> Option<R> + Sync + Send>(self, f: F) -> Option<R> {
+        self.filter_map(f).find_any(|_| true)
+    }
+
+    /// Whether any item matches `p`; stops at the first that does.
+    fn any<P: Fn(Self::Item) -> bool + Sync + Send>(self, p: P) -> bool {
+        self.map(p).find_any(|&b| b).is_some()
+    }
+
+    /// Whether every item matches `p`; stops at the first that does not.
+    fn all<P: Fn(Self::Item) -> bool + Sync + Send>(self, p: P) -> bool {
+        self.map(p).find_any(|&b| !b).is_none()
+    }
+
+    /// Collect into any [`FromParallelIterator`] (`Vec`, `HashMap`, `String`,
+    /// `Result<C, E>`, `Option<C>`, ...), in order where the collection has one.
+    fn collect<C: FromParallelIterator<Self::Item>>(self) -> C {
+        C::from_par_iter(self)
+    }
+
+    /// Split pairs into two collections.
+    fn unzip<A, B, FromA, FromB>(self) -> (FromA, FromB)
+    where
+        Self: ParallelIterator<Item = (A, B)>,
+        FromA: Default + Send + ParallelExtend<A>,
+        FromB: Default + Send + ParallelExtend<B>,
+        A: Send,
+        B: Send,
+    {
+        super::collect::unzip(self)
+    }
+
+    /// The items matching `p` into one collection and the rest into another.
+    fn partition<A, B, P>(self, p: P) -> (A, B)
+    where
+        A: Default + Send + ParallelExtend<Self::Item>,
+        B: Default + Send + ParallelExtend<Self::Item>,
+        P: Fn(&Self::Item) -> bool + Sync + Send,
+    {
+        self.map(|x| if p(&x) { (Some(x), None) } else { (None, Some(x)) }).unzip_opt()
+    }
+
+    #[doc(hidden)]
+    fn unzip_opt<T: Send, A, B>(self) -> (A, B)
+    where
+        Self: ParallelIterator<Item = (Option<T>, Option<T>)>,
+        A: Default + Send + ParallelExtend<T>,
+        B: Default + Send + ParallelExtend<T>,
+    {
+        super::collect::unzip_opt(self)
+    }
+
+    // ---- adapters ----
+
+    /// Apply `f` to each item.
+    fn map<R: Send, F: Fn(Self::Item) -> R + Sync + Send>(self, f: F) -> Map<Self, F> {
+        Map::new(self, f)
+    }
+
+    /// Apply `f` to each item with a clone of `init` per task.
+    fn map_with<T: Send + Clone, R: Send, F: Fn(&mut T, Self::Item) -> R + Sync + Send>(self, init: T, f: F) -> MapWith<Self, T, F> {
+        MapWith::new(self, init, f)
+    }
+
+    /// Apply `f` to each item with a value made by `init` per task.
+    fn map_init<T, R: Send, INIT: Fn() -> T + Sync + Send, F: Fn(&mut T, Self::Item) -> R + Sync + Send>(self, init: INIT, f: F) -> MapInit<Self, INIT, F> {
+        MapInit::new(self, init, f)
+    }
+
+    /// Call `f` on a reference to each item as it passes.
+    fn inspect<F: Fn(&Self::Item) + Sync + Send>(self, f: F) -> Inspect<Self, F> {
+        Map::new(self, InspectOp(f))
+    }
+
+    /// Change each item in place with `f`.
+    fn update<F: Fn(&mut Self::Item) + Sync + Send>(self, f: F) -> Update<Self, F> {
+        Map::new(self, UpdateOp(f))
+    }
+
+    /// Copy each referenced item.
+    fn copied<'a, T: 'a + Copy + Send + Sync>(self) -> Copied<Self>
+    where
+        Self: ParallelIterator<Item = &'a T>,
+    {
+        Map::new(self, CopiedOp)
+    }
+
+    /// Clone each referenced item.
+    fn cloned<'a, T: 'a + Clone + Send + Sync>(self) -> Cloned<Self>
+    where
+        Self: ParallelIterator<Item = &'a T>,
+    {
+        Map::new(self, ClonedOp)
+    }
+
+    /// Only the items matching `p`.
+    fn filter<P: Fn(&Self::Item) -> bool + Sync + Send>(self, p: P) -> Filter<Self, P> {
+        Filter::new(self, p)
+    }
+
+    /// The `Some` results of `f`.
+    fn filter_map<R: Send, F: Fn(Self::Item) -> Option<R> + Sync + Send>(self, f: F) -> FilterMap<Self, F> {
+        FilterMap::new(self, f)
+    }
+
+    /// The items of the parallel iterators `f` returns.
+    fn flat_map<PI: IntoParallelIterator, F: Fn(Self::Item) -> PI + Sync + Send>(self, f: F) -> FlatMap<Self, F> {
+        FlatMap::new(self, f)
+    }
+
+    /// The items of the serial iterators `f` returns.
+    fn flat_map_iter<SI, F>(self, f: F) -> FlatMapIter<Self, F>
+    where
+        SI: IntoIterator,
+        SI::Item: Send,
+        F: Fn(Self::Item) -> SI + Sync + Send,
+    {
+        FlatMapIter::new(self, f)
+    }
+
+    /// The items of each item, itself a parallel iterator.
+    fn flatten(self) -> Flatten<Self>
+    where
+        Self::Item: IntoParallelIterator,
+    {
+        Flatten::new(self)
+    }
+
+    /// The items of each item, itself a serial iterator.
+    fn flatten_iter(self) -> FlattenIter<Self>
+    where
+        Self::Item: IntoIterator,
+        <Self::Item as IntoIterator>::Item: Send,
+    {
+        FlattenIter::new(self)
+    }
+
+    /// The items up to the first `None` (in whatever order tasks meet it).
+    fn while_some<T: Send>(self) -> WhileSome<Self>
+    where
+        Self: ParallelIterator<Item = Option<T>>,
+    {
+        WhileSome::new(self)
+    }
+
+    /// This iterator's items, then `other`'s.
+    fn chain<C: IntoParallelIterator<Item = Self::Item>>(self, other: C) -> Chain<Self, C::Iter> {
+        Chain::new(self, other.into_par_iter())
+    }
+}

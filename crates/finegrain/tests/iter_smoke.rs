@@ -1,0 +1,98 @@
+//! Quick checks of every source, adapter and consumer against the serial
+//! iterator, in the global pool and in a 3-worker `ws` pool.
+
+use finegrain::prelude::*;
+use std::collections::{BTreeMap, HashMap, HashSet};
+
+fn all_checks() {
+    let v: Vec<u64> = (0..10_000).map(|i| (i * 7919) % 10_007).collect();
+    assert_eq!(v.par_iter().map(|x| x * 2).sum::<u64>(), v.iter().map(|x| x * 2).sum::<u64>());
+    assert_eq!(v.par_iter().filter(|&&x| x % 3 == 0).count(), v.iter().filter(|&&x| x % 3 == 0).count());
+    let c: Vec<u64> = v.par_iter().map(|x| x + 1).collect();
+    assert_eq!(c, v.iter().map(|x| x + 1).collect::<Vec<_>>());
+    let c: Vec<u64> = v.par_iter().filter(|&&x| x % 5 == 1).copied().collect();
+    assert_eq!(c, v.iter().filter(|&&x| x % 5 == 1).copied().collect::<Vec<_>>());
+    assert_eq!(v.par_iter().max(), v.iter().max());
+    assert_eq!(v.par_iter().min(), v.iter().min());
+    assert_eq!((0..1000u32).into_par_iter().rev().collect::<Vec<_>>(), (0..1000u32).rev().collect::<Vec<_>>());
+    assert_eq!((0..=1000i16).into_par_iter().step_by(7).collect::<Vec<_>>(), (0..=1000i16).step_by(7).collect::<Vec<_>>());
+    assert_eq!(
+        v.par_iter().enumerate().skip(10).take(500).map(|(i, x)| i as u64 * x).collect::<Vec<_>>(),
+        v.iter().enumerate().skip(10).take(500).map(|(i, x)| i as u64 * x).collect::<Vec<_>>()
+    );
+    assert_eq!(v.par_iter().zip(v.par_iter().skip(1)).map(|(a, b)| a ^ b).collect::<Vec<_>>(), v.iter().zip(v.iter().skip(1)).map(|(a, b)| a ^ b).collect::<Vec<_>>());
+    assert_eq!(v.par_iter().chain(v.par_iter()).copied().collect::<Vec<_>>(), v.iter().chain(v.iter()).copied().collect::<Vec<_>>());
+    assert_eq!((0..100u8).into_par_iter().flat_map(|i| 0..i).count(), (0..100u8).flat_map(|i| 0..i).count());
+    assert_eq!((0..100usize).into_par_iter().flat_map_iter(|i| 0..i).sum::<usize>(), (0..100usize).flat_map(|i| 0..i).sum::<usize>());
+    assert_eq!(v.par_chunks(7).map(|c| c.iter().sum::<u64>()).collect::<Vec<_>>(), v.chunks(7).map(|c| c.iter().sum::<u64>()).collect::<Vec<_>>());
+    assert_eq!(v.par_windows(3).map(|w| w[0] + w[2]).collect::<Vec<_>>(), v.windows(3).map(|w| w[0] + w[2]).collect::<Vec<_>>());
+    assert_eq!(v.par_iter().position_first(|&x| x == v[777]), Some(777));
+    assert_eq!(v.par_iter().find_first(|&&x| x > 10_000), v.iter().find(|&&x| x > 10_000));
+    assert_eq!(v.par_iter().find_last(|&&x| x > 10_000), v.iter().rev().find(|&&x| x > 10_000));
+    assert!(v.par_iter().any(|&x| x == 5));
+    assert!(!v.par_iter().all(|&x| x < 10_000));
+    let m: HashMap<u64, usize> = v.par_iter().enumerate().map(|(i, &x)| (x, i)).collect();
+    assert_eq!(m, v.iter().enumerate().map(|(i, &x)| (x, i)).collect());
+    let s: HashSet<u64> = v.par_iter().map(|x| x % 100).collect();
+    assert_eq!(s.len(), 100);
+    let b: BTreeMap<u64, u64> = m.par_iter().map(|(&k, &i)| (k, i as u64)).collect();
+    assert_eq!(b.len(), m.len());
+    let r: Result<Vec<u64>, u64> = v.par_iter().map(|&x| if x < 20_000 { Ok(x) } else { Err(x) }).collect();
+    assert_eq!(r.unwrap(), v);
+    let r: Result<Vec<u64>, u64> = v.par_iter().map(|&x| if x != v[5000] { Ok(x) } else { Err(x) }).collect();
+    assert_eq!(r, Err(v[5000]));
+    let (a, b): (Vec<u64>, Vec<u64>) = v.par_iter().partition(|&&x| x % 2 == 0);
+    assert_eq!(a, v.iter().copied().filter(|x| x % 2 == 0).collect::<Vec<_>>());
+    assert_eq!(b, v.iter().copied().filter(|x| x % 2 == 1).collect::<Vec<_>>());
+    let (a, b): (Vec<u64>, Vec<usize>) = v.par_iter().enumerate().map(|(i, &x)| (x, i)).unzip();
+    assert_eq!(a, v);
+    assert_eq!(b, (0..v.len()).collect::<Vec<_>>());
+    let mut w = v.clone();
+    w.par_sort();
+    let mut e = v.clone();
+    e.sort();
+    assert_eq!(w, e);
+    let mut w: Vec<u64> = (0..200_000u64).map(|i| (i * 2_654_435_761) % 1_000_003).collect();
+    let mut e = w.clone();
+    w.par_sort_unstable();
+    e.sort_unstable();
+    assert_eq!(w, e);
+    let mut w: Vec<(u64, usize)> = (0..100_000usize).map(|i| ((i as u64 * 2_654_435_761) % 100, i)).collect();
+    let mut e = w.clone();
+    w.par_sort_by_key(|p| p.0);
+    e.sort_by_key(|p| p.0);
+    assert_eq!(w, e);
+    let text = "the quick brown fox\njumps over\n\nthe lazy dog ".repeat(500);
+    assert_eq!(text.par_lines().collect::<Vec<_>>(), text.lines().collect::<Vec<_>>());
+    assert_eq!(text.par_split_whitespace().collect::<Vec<_>>(), text.split_whitespace().collect::<Vec<_>>());
+    assert_eq!(text.par_split(' ').collect::<Vec<_>>(), text.split(' ').collect::<Vec<_>>());
+    assert_eq!(text.par_chars().collect::<String>(), text);
+    let total: usize = (0..10_000usize).par_bridge().sum();
+    assert_eq!(total, (0..10_000).sum());
+    let owned: Vec<String> = v.iter().map(|x| x.to_string()).collect();
+    let joined: Vec<String> = owned.clone().into_par_iter().filter(|s| s.len() > 3).collect();
+    assert_eq!(joined, owned.iter().filter(|s| s.len() > 3).cloned().collect::<Vec<_>>());
+    let mut out = Vec::new();
+    v.par_iter().map(|x| x * 3).collect_into_vec(&mut out);
+    assert_eq!(out, v.iter().map(|x| x * 3).collect::<Vec<_>>());
+    let r: Result<(), u64> = v.par_iter().try_for_each(|&x| if x == 42 { Err(x) } else { Ok(()) });
+    assert_eq!(r, Err(42));
+    let s = v.par_iter().map(|&x| Some(x)).try_reduce(|| 0, |a, b| Some(a + b));
+    assert_eq!(s, Some(v.iter().sum()));
+    let f: Vec<u64> = v.par_iter().fold(|| 0u64, |a, &x| a + x).collect();
+    assert_eq!(f.iter().sum::<u64>(), v.iter().sum::<u64>());
+    let mut m = v.clone();
+    m.par_iter_mut().for_each(|x| *x += 1);
+    assert_eq!(m, v.iter().map(|x| x + 1).collect::<Vec<_>>());
+}
+
+#[test]
+fn global_pool() {
+    all_checks();
+}
+
+#[test]
+fn ws_pool() {
+    let pool = finegrain::Pool::builder().threads(3).policy("ws").build().unwrap();
+    pool.install(all_checks);
+}
