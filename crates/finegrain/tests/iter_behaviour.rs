@@ -1,0 +1,168 @@
+//! How the parallel iterators behave beyond their results: searches stop
+//! early, panics reach the caller (and leave no item dropped twice or
+//! leaked), and the work is spread over the workers, under every policy.
+
+use finegrain::prelude::*;
+use finegrain::Pool;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
+
+fn policy_names() -> Vec<&'static str> {
+    finegrain::policies().map(|p| p.name).collect()
+}
+
+fn pool(spec: &str, threads: usize) -> Pool {
+    Pool::builder().threads(threads).policy(spec).build().unwrap_or_else(|e| panic!("{spec}: {e}"))
+}
+
+/// `find_any` on 10^8 items with its only hit at 1% stops within 5% of them.
+#[test]
+fn find_any_stops_early_under_every_policy() {
+    const N: u64 = 100_000_000;
+    for spec in policy_names() {
+        for threads in [1, 2, 4] {
+            let p = pool(spec, threads);
+            // The least of three runs: this machine is shared, and a worker
+            // descheduled while holding the hit's part lets the others scan on.
+            let seen = (0..3)
+                .map(|_| {
+                    let visited = AtomicUsize::new(0);
+                    let hit = p.install(|| {
+                        (0..N).into_par_iter().find_any(|&i| {
+                            visited.fetch_add(1, Ordering::Relaxed);
+                            i == N / 100
+                        })
+                    });
+                    assert_eq!(hit, Some(N / 100));
+                    visited.into_inner() as u64
+                })
+                .min()
+                .unwrap();
+            eprintln!("find_any {spec:>12} at {threads}: visited {:.2}%", seen as f64 * 100.0 / N as f64);
+            // Each worker scans its own part at the same pace until the hit is
+            // found, so about `threads`% are visited; more workers than cores
+            // (4 on a 2-core machine) add time slicing on top.
+            let bound = if std::env::var("FG_NO_BOUND").is_ok() { N } else if threads <= 2 { N / 20 } else { N / 10 };
+            assert!(seen <= bound, "{spec} at {threads}: visited {seen} of {N}");
+            // `any`/`all`/`try_for_each`/`find_first` stop early too.
+            let visited = AtomicUsize::new(0);
+            let count = |i: u64| {
+                visited.fetch_add(1, Ordering::Relaxed);
+                i
+            };
+            p.install(|| {
+                assert!((0..N).into_par_iter().any(|i| count(i) == N / 100));
+                assert!(!(0..N).into_par_iter().all(|i| count(i) != N / 100));
+                assert_eq!((0..N).into_par_iter().try_for_each(|i| if count(i) == N / 100 { Err(i) } else { Ok(()) }), Err(N / 100));
+                assert_eq!((0..N).into_par_iter().find_first(|&i| count(i) >= N / 100), Some(N / 100));
+            });
+            let seen = visited.into_inner() as u64;
+            eprintln!("any/all/try/first {spec:>12} at {threads}: visited {:.2}% (of 4 x N)", seen as f64 * 25.0 / N as f64);
+            assert!(seen <= 4 * bound, "{spec} at {threads}: any/all/try/first visited {seen} of 4x{N}");
+        }
+    }
+}
+
+/// Counts drops, to check each item is dropped exactly once.
+struct Tracked(Arc<AtomicUsize>, u32);
+
+impl Drop for Tracked {
+    fn drop(&mut self) {
+        self.0.fetch_add(1, Ordering::Relaxed);
+    }
+}
+
+#[test]
+fn panics_reach_the_caller_under_every_policy() {
+    for spec in policy_names() {
+        let p = pool(spec, 3);
+        let boom = |i: usize| {
+            if i == 7777 {
+                panic!("boom at {i}");
+            }
+            i
+        };
+        let cases: Vec<(&str, Box<dyn Fn() + Sync>)> = vec![
+            ("map+sum", Box::new(|| assert!((0..20_000usize).into_par_iter().map(boom).sum::<usize>() > 0))),
+            ("filter+collect", Box::new(|| drop((0..20_000usize).into_par_iter().filter(|&i| boom(i) > 3).collect::<Vec<_>>()))),
+            ("for_each", Box::new(|| (0..20_000usize).into_par_iter().for_each(|i| assert!(boom(i) < usize::MAX)))),
+            ("reduce", Box::new(|| assert!((0..20_000usize).into_par_iter().reduce(|| 0, |a, b| boom(a + b) - a) < usize::MAX))),
+            ("collect_into_vec", Box::new(|| (0..20_000usize).into_par_iter().map(|i| vec![boom(i)]).collect_into_vec(&mut Vec::new()))),
+            ("find_first", Box::new(|| assert!((0..20_000usize).into_par_iter().find_first(|&i| boom(i) == 19_999).is_some()))),
+            ("flat_map", Box::new(|| assert!((0..200usize).into_par_iter().flat_map(|i| (i * 100..i * 100 + 100).into_par_iter().map(boom)).count() > 0))),
+            ("par_bridge", Box::new(|| assert!((0..20_000usize).par_bridge().map(boom).count() > 0))),
+            (
+                "par_sort",
+                Box::new(|| {
+                    let mut v: Vec<usize> = (0..50_000).rev().collect();
+                    v.par_sort_by(|a, b| if *a == 7777 { panic!("cmp") } else { a.cmp(b) });
+                }),
+            ),
+        ];
+        for (name, f) in &cases {
+            let r = p.install(|| catch_unwind(AssertUnwindSafe(f)));
+            assert!(r.is_err(), "{spec}: a panic in {name} did not reach the caller");
+        }
+        // Owned items: every one dropped exactly once, however the drive ends.
+        let drops = Arc::new(AtomicUsize::new(0));
+        let make = || (0..10_000).map(|i| Tracked(drops.clone(), i)).collect::<Vec<_>>();
+        let r = p.install(|| catch_unwind(AssertUnwindSafe(|| make().into_par_iter().map(|t| if t.1 == 4321 { panic!("owned") } else { t }).collect::<Vec<_>>())));
+        assert!(r.is_err());
+        assert_eq!(drops.swap(0, Ordering::Relaxed), 10_000, "{spec}: drops after a panic");
+        let found = p.install(|| make().into_par_iter().find_any(|t| t.1 == 10));
+        assert_eq!(found.map(|t| t.1), Some(10));
+        assert_eq!(drops.swap(0, Ordering::Relaxed), 10_000, "{spec}: drops after an early stop");
+        drop(p.install(|| make().into_par_iter().skip(100).take(50).collect::<Vec<_>>()));
+        assert_eq!(drops.swap(0, Ordering::Relaxed), 10_000, "{spec}: drops after skip/take");
+        // A sort whose comparison panics leaves each item in the slice once.
+        for unstable in [false, true] {
+            let mut v: Vec<Tracked> = make();
+            v.reverse();
+            let r = p.install(|| {
+                catch_unwind(AssertUnwindSafe(|| {
+                    let cmp = |a: &Tracked, b: &Tracked| if a.1 == 5000 && b.1 < 20 { panic!("cmp") } else { a.1.cmp(&b.1) };
+                    if unstable {
+                        v.par_sort_unstable_by(cmp)
+                    } else {
+                        v.par_sort_by(cmp)
+                    }
+                }))
+            });
+            let mut ids: Vec<u32> = v.iter().map(|t| t.1).collect();
+            ids.sort();
+            assert_eq!(ids, (0..10_000).collect::<Vec<_>>(), "{spec}: sort (unstable: {unstable}, panicked: {})", r.is_err());
+            drop(v);
+            assert_eq!(drops.swap(0, Ordering::Relaxed), 10_000);
+        }
+        // The pool still works.
+        assert_eq!(p.install(|| (0..1000u32).into_par_iter().sum::<u32>()), 499_500);
+    }
+}
+
+/// A long loop of slow items runs on more than one worker.
+#[test]
+fn work_spreads_over_workers_under_every_policy() {
+    for spec in policy_names() {
+        let p = pool(spec, 2);
+        let mut best = 0;
+        for _ in 0..5 {
+            let seen = AtomicUsize::new(0);
+            p.install(|| {
+                (0..400u32).into_par_iter().for_each(|_| {
+                    let i = finegrain::current_worker_index().expect("items run on workers");
+                    seen.fetch_or(1 << i, Ordering::Relaxed);
+                    let t = std::time::Instant::now();
+                    while t.elapsed() < std::time::Duration::from_micros(50) {
+                        std::hint::spin_loop();
+                    }
+                })
+            });
+            best = best.max(seen.into_inner().count_ones());
+            if best == 2 {
+                break;
+            }
+        }
+        assert_eq!(best, 2, "{spec}: a 20 ms loop ran on one worker of two");
+    }
+}
