@@ -43,7 +43,13 @@ fn find_any_stops_early_under_every_policy() {
             // Each worker scans its own part at the same pace until the hit is
             // found, so about `threads`% are visited; more workers than cores
             // (4 on a 2-core machine) add time slicing on top.
-            let bound = if std::env::var("FG_NO_BOUND").is_ok() { N } else if threads <= 2 { N / 20 } else { N / 10 };
+            let bound = if std::env::var("FG_NO_BOUND").is_ok() {
+                N
+            } else if threads <= 2 {
+                N / 20
+            } else {
+                N / 10
+            };
             assert!(seen <= bound, "{spec} at {threads}: visited {seen} of {N}");
             // `any`/`all`/`try_for_each`/`find_first` stop early too.
             let visited = AtomicUsize::new(0);
@@ -64,6 +70,9 @@ fn find_any_stops_early_under_every_policy() {
     }
 }
 
+/// A named way to panic inside a drive.
+type Case<'a> = Box<dyn Fn() + Sync + 'a>;
+
 /// Counts drops, to check each item is dropped exactly once.
 struct Tracked(Arc<AtomicUsize>, u32);
 
@@ -83,14 +92,17 @@ fn panics_reach_the_caller_under_every_policy() {
             }
             i
         };
-        let cases: Vec<(&str, Box<dyn Fn() + Sync>)> = vec![
+        let cases: Vec<(&str, Case<'_>)> = vec![
             ("map+sum", Box::new(|| assert!((0..20_000usize).into_par_iter().map(boom).sum::<usize>() > 0))),
             ("filter+collect", Box::new(|| drop((0..20_000usize).into_par_iter().filter(|&i| boom(i) > 3).collect::<Vec<_>>()))),
             ("for_each", Box::new(|| (0..20_000usize).into_par_iter().for_each(|i| assert!(boom(i) < usize::MAX)))),
             ("reduce", Box::new(|| assert!((0..20_000usize).into_par_iter().reduce(|| 0, |a, b| boom(a + b) - a) < usize::MAX))),
             ("collect_into_vec", Box::new(|| (0..20_000usize).into_par_iter().map(|i| vec![boom(i)]).collect_into_vec(&mut Vec::new()))),
             ("find_first", Box::new(|| assert!((0..20_000usize).into_par_iter().find_first(|&i| boom(i) == 19_999).is_some()))),
-            ("flat_map", Box::new(|| assert!((0..200usize).into_par_iter().flat_map(|i| (i * 100..i * 100 + 100).into_par_iter().map(boom)).count() > 0))),
+            (
+                "flat_map",
+                Box::new(|| assert!((0..200usize).into_par_iter().flat_map(|i| (i * 100..i * 100 + 100).into_par_iter().map(boom)).count() > 0)),
+            ),
             ("par_bridge", Box::new(|| assert!((0..20_000usize).par_bridge().map(boom).count() > 0))),
             (
                 "par_sort",
@@ -107,7 +119,9 @@ fn panics_reach_the_caller_under_every_policy() {
         // Owned items: every one dropped exactly once, however the drive ends.
         let drops = Arc::new(AtomicUsize::new(0));
         let make = || (0..10_000).map(|i| Tracked(drops.clone(), i)).collect::<Vec<_>>();
-        let r = p.install(|| catch_unwind(AssertUnwindSafe(|| make().into_par_iter().map(|t| if t.1 == 4321 { panic!("owned") } else { t }).collect::<Vec<_>>())));
+        let r = p.install(|| {
+            catch_unwind(AssertUnwindSafe(|| make().into_par_iter().map(|t| if t.1 == 4321 { panic!("owned") } else { t }).collect::<Vec<_>>()))
+        });
         assert!(r.is_err());
         assert_eq!(drops.swap(0, Ordering::Relaxed), 10_000, "{spec}: drops after a panic");
         let found = p.install(|| make().into_par_iter().find_any(|t| t.1 == 10));

@@ -20,17 +20,29 @@ fn check(v: &[u32], split: usize) {
     assert_eq!(v.par_iter().with_max_len(split).map(|&x| x as u64 * 3).sum::<u64>(), ser);
     assert_eq!(v.par_iter().take(20).map(|&x| (x % 7) as u64 + 1).product::<u64>(), v.iter().take(20).map(|&x| (x % 7) as u64 + 1).product::<u64>());
     assert_eq!(v.par_iter().copied().filter(|x| x % 3 == 0).collect::<Vec<_>>(), v.iter().copied().filter(|x| x % 3 == 0).collect::<Vec<_>>());
-    assert_eq!(v.par_iter().filter_map(|&x| (x % 2 == 0).then_some(x / 2)).collect::<Vec<_>>(), v.iter().filter_map(|&x| (x % 2 == 0).then_some(x / 2)).collect::<Vec<_>>());
+    assert_eq!(
+        v.par_iter().filter_map(|&x| (x % 2 == 0).then_some(x / 2)).collect::<Vec<_>>(),
+        v.iter().filter_map(|&x| (x % 2 == 0).then_some(x / 2)).collect::<Vec<_>>()
+    );
     assert_eq!(v.par_iter().cloned().rev().collect::<Vec<_>>(), v.iter().cloned().rev().collect::<Vec<_>>());
-    assert_eq!(v.par_iter().enumerate().map(|(i, &x)| i as u64 ^ x as u64).collect::<Vec<_>>(), v.iter().enumerate().map(|(i, &x)| i as u64 ^ x as u64).collect::<Vec<_>>());
+    assert_eq!(
+        v.par_iter().enumerate().map(|(i, &x)| i as u64 ^ x as u64).collect::<Vec<_>>(),
+        v.iter().enumerate().map(|(i, &x)| i as u64 ^ x as u64).collect::<Vec<_>>()
+    );
     assert_eq!(v.par_iter().skip(n / 3).take(n / 2).copied().collect::<Vec<_>>(), v.iter().skip(n / 3).take(n / 2).copied().collect::<Vec<_>>());
     assert_eq!(v.par_iter().step_by(split.max(1)).copied().collect::<Vec<_>>(), v.iter().step_by(split.max(1)).copied().collect::<Vec<_>>());
     assert_eq!(
         v.par_iter().zip(v.par_iter().rev()).map(|(a, b)| a.wrapping_sub(*b)).collect::<Vec<_>>(),
         v.iter().zip(v.iter().rev()).map(|(a, b)| a.wrapping_sub(*b)).collect::<Vec<_>>()
     );
-    assert_eq!(v.par_iter().zip_eq(0..n).map(|(a, i)| *a as usize + i).sum::<usize>(), v.iter().zip(0..n).map(|(a, i)| *a as usize + i).sum::<usize>());
-    assert_eq!(v.par_iter().chain(v[..n / 2].par_iter()).copied().collect::<Vec<_>>(), v.iter().chain(v[..n / 2].iter()).copied().collect::<Vec<_>>());
+    assert_eq!(
+        v.par_iter().zip_eq(0..n).map(|(a, i)| *a as usize + i).sum::<usize>(),
+        v.iter().zip(0..n).map(|(a, i)| *a as usize + i).sum::<usize>()
+    );
+    assert_eq!(
+        v.par_iter().chain(v[..n / 2].par_iter()).copied().collect::<Vec<_>>(),
+        v.iter().chain(v[..n / 2].iter()).copied().collect::<Vec<_>>()
+    );
     assert_eq!(v.par_iter().take(50).flat_map(|&x| 0..x % 17).collect::<Vec<_>>(), v.iter().take(50).flat_map(|&x| 0..x % 17).collect::<Vec<_>>());
     assert_eq!(v.par_iter().flat_map_iter(|&x| 0..x % 5).collect::<Vec<_>>(), v.iter().flat_map(|&x| 0..x % 5).collect::<Vec<_>>());
     let nested: Vec<Vec<u32>> = v.chunks(split.max(1)).map(<[u32]>::to_vec).collect();
@@ -42,7 +54,14 @@ fn check(v: &[u32], split: usize) {
     assert_eq!(v.par_split(|x| x % 10 == 0).map(|s| s.len()).collect::<Vec<_>>(), v.split(|x| x % 10 == 0).map(|s| s.len()).collect::<Vec<_>>());
     assert_eq!(v.par_iter().copied().chunks(split.max(1)).collect::<Vec<_>>(), nested);
     let seen = std::sync::atomic::AtomicUsize::new(0);
-    assert_eq!(v.par_iter().inspect(|_| { seen.fetch_add(1, std::sync::atomic::Ordering::Relaxed); }).count(), n);
+    assert_eq!(
+        v.par_iter()
+            .inspect(|_| {
+                seen.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            })
+            .count(),
+        n
+    );
     assert_eq!(seen.into_inner(), n);
     assert_eq!(v.par_iter().copied().update(|x| *x /= 2).collect::<Vec<_>>(), v.iter().map(|x| x / 2).collect::<Vec<_>>());
     assert_eq!(v.par_iter().map_with(5u32, |k, &x| x.wrapping_mul(*k)).collect::<Vec<_>>(), v.iter().map(|&x| x.wrapping_mul(5)).collect::<Vec<_>>());
@@ -51,14 +70,23 @@ fn check(v: &[u32], split: usize) {
     assert_eq!(v.par_iter().fold_with(0u64, |a, &x| a + x as u64).sum::<u64>(), v.iter().map(|&x| x as u64).sum::<u64>());
     let tf: Option<u64> = v.par_iter().try_fold(|| 0u64, |a, &x| a.checked_add(x as u64)).try_reduce(|| 0, |a, b| a.checked_add(b));
     assert_eq!(tf, Some(v.iter().map(|&x| x as u64).sum()));
-    assert_eq!(v.par_iter().positions(|&x| x % 4 == 1).collect::<Vec<_>>(), v.iter().enumerate().filter(|p| p.1 % 4 == 1).map(|p| p.0).collect::<Vec<_>>());
+    assert_eq!(
+        v.par_iter().positions(|&x| x % 4 == 1).collect::<Vec<_>>(),
+        v.iter().enumerate().filter(|p| p.1 % 4 == 1).map(|p| p.0).collect::<Vec<_>>()
+    );
     // consumers
     assert_eq!(v.par_iter().copied().reduce(|| 0, u32::wrapping_add), v.iter().fold(0u32, |a, &b| a.wrapping_add(b)));
     assert_eq!(v.par_iter().copied().reduce_with(u32::max), v.iter().copied().max());
     assert_eq!(v.par_iter().min(), v.iter().min());
     assert_eq!(v.par_iter().max(), v.iter().max());
-    assert_eq!(v.par_iter().enumerate().min_by_key(|p| p.1 % 100).map(|p| p.1 % 100), v.iter().enumerate().min_by_key(|p| p.1 % 100).map(|p| p.1 % 100));
-    assert_eq!(v.par_iter().enumerate().max_by(|a, b| (a.1 % 50).cmp(&(b.1 % 50))).map(|p| p.1 % 50), v.iter().enumerate().max_by(|a, b| (a.1 % 50).cmp(&(b.1 % 50))).map(|p| p.1 % 50));
+    assert_eq!(
+        v.par_iter().enumerate().min_by_key(|p| p.1 % 100).map(|p| p.1 % 100),
+        v.iter().enumerate().min_by_key(|p| p.1 % 100).map(|p| p.1 % 100)
+    );
+    assert_eq!(
+        v.par_iter().enumerate().max_by(|a, b| (a.1 % 50).cmp(&(b.1 % 50))).map(|p| p.1 % 50),
+        v.iter().enumerate().max_by(|a, b| (a.1 % 50).cmp(&(b.1 % 50))).map(|p| p.1 % 50)
+    );
     assert_eq!(v.par_iter().enumerate().min_by(|a, b| a.1.cmp(b.1)), v.iter().enumerate().min_by(|a, b| a.1.cmp(b.1)));
     assert_eq!(v.par_iter().enumerate().max_by_key(|p| *p.1), v.iter().enumerate().max_by_key(|p| *p.1));
     assert_eq!(v.par_iter().filter(|&&x| x % 5 == 0).count(), v.iter().filter(|&&x| x % 5 == 0).count());
@@ -103,9 +131,12 @@ fn check(v: &[u32], split: usize) {
     v.par_iter().for_each_with(2u64, |k, &x| {
         total.fetch_add(x as u64 * *k, std::sync::atomic::Ordering::Relaxed);
     });
-    v.par_iter().for_each_init(|| 1u64, |k, &x| {
-        total.fetch_add(x as u64 * *k, std::sync::atomic::Ordering::Relaxed);
-    });
+    v.par_iter().for_each_init(
+        || 1u64,
+        |k, &x| {
+            total.fetch_add(x as u64 * *k, std::sync::atomic::Ordering::Relaxed);
+        },
+    );
     assert_eq!(total.into_inner(), 3 * v.iter().map(|&x| x as u64).sum::<u64>());
     // sources
     assert_eq!(v.to_vec().into_par_iter().map(|x| x as u64).sum::<u64>(), ser / 3);

@@ -20,7 +20,10 @@ fn all_checks() {
         v.par_iter().enumerate().skip(10).take(500).map(|(i, x)| i as u64 * x).collect::<Vec<_>>(),
         v.iter().enumerate().skip(10).take(500).map(|(i, x)| i as u64 * x).collect::<Vec<_>>()
     );
-    assert_eq!(v.par_iter().zip(v.par_iter().skip(1)).map(|(a, b)| a ^ b).collect::<Vec<_>>(), v.iter().zip(v.iter().skip(1)).map(|(a, b)| a ^ b).collect::<Vec<_>>());
+    assert_eq!(
+        v.par_iter().zip(v.par_iter().skip(1)).map(|(a, b)| a ^ b).collect::<Vec<_>>(),
+        v.iter().zip(v.iter().skip(1)).map(|(a, b)| a ^ b).collect::<Vec<_>>()
+    );
     assert_eq!(v.par_iter().chain(v.par_iter()).copied().collect::<Vec<_>>(), v.iter().chain(v.iter()).copied().collect::<Vec<_>>());
     assert_eq!((0..100u8).into_par_iter().flat_map(|i| 0..i).count(), (0..100u8).flat_map(|i| 0..i).count());
     assert_eq!((0..100usize).into_par_iter().flat_map_iter(|i| 0..i).sum::<usize>(), (0..100usize).flat_map(|i| 0..i).sum::<usize>());

@@ -1,22 +1,11 @@
 //! `chain`: one iterator's items, then another's. Indexed when both are.
 
-use super::bridge::bridge_producer_consumer;
+use super::adapters::{Chain};
+use super::indexed::bridge_indexed;
 use super::plumbing::{Consumer, Producer, ProducerCallback, Reducer, UnindexedConsumer};
-use super::{IndexedParallelIterator, ParallelIterator};
+use super::indexed::IndexedParallelIterator;
+use super::par_iter::ParallelIterator;
 
-/// `chain`'s iterator.
-#[derive(Clone, Debug)]
-#[must_use = "iterator adapters are lazy"]
-pub struct Chain<A, B> {
-    a: A,
-    b: B,
-}
-
-impl<A, B> Chain<A, B> {
-    pub(crate) fn new(a: A, b: B) -> Self {
-        Chain { a, b }
-    }
-}
 
 impl<A: ParallelIterator, B: ParallelIterator<Item = A::Item>> ParallelIterator for Chain<A, B> {
     type Item = A::Item;
@@ -72,22 +61,6 @@ impl<A: IndexedParallelIterator, B: IndexedParallelIterator<Item = A::Item>> Ind
         }
         self.a.with_producer(CbA { cb: callback, b: self.b, a_len })
     }
-}
-
-/// Drive an indexed iterator through its producer.
-pub(super) fn bridge_indexed<I: IndexedParallelIterator, C: Consumer<I::Item>>(iter: I, consumer: C) -> C::Result {
-    struct Cb<C> {
-        consumer: C,
-        len: usize,
-    }
-    impl<T, C: Consumer<T>> ProducerCallback<T> for Cb<C> {
-        type Output = C::Result;
-        fn callback<P: Producer<Item = T>>(self, p: P) -> C::Result {
-            bridge_producer_consumer(self.len, p, self.consumer)
-        }
-    }
-    let len = iter.len();
-    iter.with_producer(Cb { consumer, len })
 }
 
 struct ChainProducer<A, B> {

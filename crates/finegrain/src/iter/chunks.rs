@@ -2,24 +2,12 @@
 //! given size (the last may be shorter). Indexed; a split falls on a chunk
 //! boundary.
 
-use super::chain::bridge_indexed;
-use super::enumerate::indexed_par_iter;
+use super::adapters::{Chunks};
+use super::indexed::bridge_indexed;
+use super::indexed::indexed_par_iter;
 use super::plumbing::{Consumer, Producer, ProducerCallback};
-use super::IndexedParallelIterator;
+use super::indexed::IndexedParallelIterator;
 
-/// `chunks`'s iterator.
-#[derive(Clone, Debug)]
-#[must_use = "iterator adapters are lazy"]
-pub struct Chunks<I> {
-    base: I,
-    size: usize,
-}
-
-impl<I> Chunks<I> {
-    pub(crate) fn new(base: I, size: usize) -> Self {
-        Chunks { base, size }
-    }
-}
 
 indexed_par_iter!(impl<I> for Chunks<I> where I; item = Vec<I::Item>);
 

@@ -5,20 +5,14 @@
 
 use super::bridge::in_worker;
 use super::plumbing::{Consumer, Folder, Reducer, UnindexedConsumer};
-use super::{IndexedParallelIterator, IntoParallelIterator, ParallelExtend, ParallelIterator};
+use super::par_iter::{IntoParallelIterator, ParallelExtend, ParallelIterator};
 use std::collections::LinkedList;
 use std::marker::PhantomData;
 use std::mem::{self, MaybeUninit};
 use std::ptr;
 
-pub(super) fn collect_into_vec<I: IndexedParallelIterator>(iter: I, target: &mut Vec<I::Item>) {
-    target.clear();
-    let len = iter.len();
-    collect_exact(target, len, |c| iter.drive(c));
-}
-
 /// Append exactly `len` items to `vec`, written in place by `drive`.
-fn collect_exact<T: Send>(vec: &mut Vec<T>, len: usize, drive: impl FnOnce(CollectConsumer<'_, T>) -> CollectResult<'_, T> + Send) {
+pub(super) fn collect_exact<T: Send>(vec: &mut Vec<T>, len: usize, drive: impl FnOnce(CollectConsumer<'_, T>) -> CollectResult<'_, T> + Send) {
     vec.reserve(len);
     let old = vec.len();
     let spare = &mut vec.spare_capacity_mut()[..len];
@@ -37,7 +31,7 @@ fn collect_exact<T: Send>(vec: &mut Vec<T>, len: usize, drive: impl FnOnce(Colle
 }
 
 /// Writes items into a slice of uninitialised slots.
-struct CollectConsumer<'c, T> {
+pub(super) struct CollectConsumer<'c, T> {
     target: &'c mut [MaybeUninit<T>],
 }
 
@@ -69,7 +63,7 @@ impl<T: Send> UnindexedConsumer<T> for CollectConsumer<'_, T> {
 /// The items written so far into `total` slots from `start`: the first
 /// `init` are initialised, and are dropped with this unless it is forgotten
 /// (so a panic anywhere leaks nothing and drops nothing twice).
-struct CollectResult<'c, T> {
+pub(super) struct CollectResult<'c, T> {
     start: *mut T,
     total: usize,
     init: usize,
@@ -108,7 +102,7 @@ impl<T> Folder<T> for CollectResult<'_, T> {
 
 /// Joins adjacent results; a gap (a left side that wrote fewer items than
 /// its slots) makes the total fall short, which `collect_exact` reports.
-struct CollectReducer;
+pub(super) struct CollectReducer;
 
 impl<'c, T> Reducer<CollectResult<'c, T>> for CollectReducer {
     fn reduce(self, mut left: CollectResult<'c, T>, right: CollectResult<'c, T>) -> CollectResult<'c, T> {
@@ -205,42 +199,4 @@ impl<'a, T: Copy + Send + Sync + 'a> ParallelExtend<&'a T> for Vec<T> {
     fn par_extend<I: IntoParallelIterator<Item = &'a T>>(&mut self, par_iter: I) {
         self.par_extend(par_iter.into_par_iter().copied())
     }
-}
-
-/// `unzip` of pairs into two collections: each serial run gathers its pairs
-/// into two vectors; those are then added, in order, to each side.
-pub(super) fn unzip<I, A, B, FromA, FromB>(iter: I) -> (FromA, FromB)
-where
-    I: ParallelIterator<Item = (A, B)>,
-    FromA: Default + Send + ParallelExtend<A>,
-    FromB: Default + Send + ParallelExtend<B>,
-    A: Send,
-    B: Send,
-{
-    unzip_opt(iter.map(|(a, b)| (Some(a), Some(b))))
-}
-
-pub(super) fn unzip_opt<I, A, B, FromA, FromB>(iter: I) -> (FromA, FromB)
-where
-    I: ParallelIterator<Item = (Option<A>, Option<B>)>,
-    FromA: Default + Send + ParallelExtend<A>,
-    FromB: Default + Send + ParallelExtend<B>,
-    A: Send,
-    B: Send,
-{
-    let parts: Vec<(Vec<A>, Vec<B>)> = iter
-        .fold(
-            || (Vec::new(), Vec::new()),
-            |(mut va, mut vb), (a, b)| {
-                va.extend(a);
-                vb.extend(b);
-                (va, vb)
-            },
-        )
-        .collect();
-    let (pa, pb): (Vec<Vec<A>>, Vec<Vec<B>>) = parts.into_iter().unzip();
-    let (mut fa, mut fb) = (FromA::default(), FromB::default());
-    fa.par_extend(pa.into_par_iter().flatten_iter());
-    fb.par_extend(pb.into_par_iter().flatten_iter());
-    (fa, fb)
 }

@@ -4,7 +4,7 @@
 //! in order), plus `collect` into `String`, `()`, `Result` and `Option`.
 
 use super::collect::collect_list;
-use super::{FromParallelIterator, IntoParallelIterator, ParallelExtend, ParallelIterator};
+use super::par_iter::{FromParallelIterator, IntoParallelIterator, ParallelExtend, ParallelIterator};
 use std::borrow::Cow;
 use std::collections::{BTreeMap, BTreeSet, BinaryHeap, HashMap, HashSet, LinkedList, VecDeque};
 use std::hash::{BuildHasher, Hash};

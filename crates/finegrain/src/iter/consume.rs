@@ -1,18 +1,20 @@
 //! The plain consumers: `for_each`, `reduce` (and through it `reduce_with`,
-//! `min`, `max`), `sum`, `product`. None of them stops early.
+//! `min`, `max`), `sum`, `product`. None of them stops early. The methods of
+//! [`ParallelIterator`](super::ParallelIterator) drive them.
 
-use super::bridge::in_worker;
 use super::plumbing::{Consumer, Folder, NoopReducer, Reducer, UnindexedConsumer};
-use super::ParallelIterator;
 use std::iter::{Product, Sum};
 use std::marker::PhantomData;
 
-pub(super) fn for_each<I: ParallelIterator, F: Fn(I::Item) + Sync>(iter: I, op: &F) {
-    in_worker(|| iter.drive_unindexed(ForEach { op }))
+/// Calls `op` on each item.
+pub(super) struct ForEach<'f, F> {
+    op: &'f F,
 }
 
-struct ForEach<'f, F> {
-    op: &'f F,
+impl<'f, F> ForEach<'f, F> {
+    pub(super) fn new(op: &'f F) -> Self {
+        ForEach { op }
+    }
 }
 
 impl<T, F: Fn(T) + Sync> Consumer<T> for ForEach<'_, F> {
@@ -55,18 +57,16 @@ impl<T, F: Fn(T)> Folder<T> for ForEach<'_, F> {
     }
 }
 
-pub(super) fn reduce<I, ID, OP>(iter: I, identity: &ID, op: &OP) -> I::Item
-where
-    I: ParallelIterator,
-    ID: Fn() -> I::Item + Sync,
-    OP: Fn(I::Item, I::Item) -> I::Item + Sync,
-{
-    in_worker(|| iter.drive_unindexed(ReduceConsumer { identity, op }))
-}
-
-struct ReduceConsumer<'f, ID, OP> {
+/// Folds each run from `identity()` with `op`, and joins runs with `op`.
+pub(super) struct ReduceConsumer<'f, ID, OP> {
     identity: &'f ID,
     op: &'f OP,
+}
+
+impl<'f, ID, OP> ReduceConsumer<'f, ID, OP> {
+    pub(super) fn new(identity: &'f ID, op: &'f OP) -> Self {
+        ReduceConsumer { identity, op }
+    }
 }
 
 impl<ID, OP> Clone for ReduceConsumer<'_, ID, OP> {
@@ -105,7 +105,7 @@ impl<T, ID, OP: Fn(T, T) -> T> Reducer<T> for ReduceConsumer<'_, ID, OP> {
     }
 }
 
-struct ReduceFolder<'f, T, OP> {
+pub(super) struct ReduceFolder<'f, T, OP> {
     acc: T,
     op: &'f OP,
 }
@@ -127,23 +127,13 @@ impl<T, OP: Fn(T, T) -> T> Folder<T> for ReduceFolder<'_, T, OP> {
     }
 }
 
-/// `sum` and `product`: each leaf uses the serial `Sum`/`Product` (so a
-/// leaf loop vectorizes as the serial one does), and halves combine the same way.
-pub(super) fn sum<I: ParallelIterator, S: Send + Sum<I::Item> + Sum<S>>(iter: I) -> S {
-    in_worker(|| iter.drive_unindexed(Arith::<S, SumOp>(PhantomData)))
-}
-
-pub(super) fn product<I: ParallelIterator, P: Send + Product<I::Item> + Product<P>>(iter: I) -> P {
-    in_worker(|| iter.drive_unindexed(Arith::<P, ProductOp>(PhantomData)))
-}
-
 /// Which fold an [`Arith`] consumer does.
-trait ArithOp<T, S> {
+pub(super) trait ArithOp<T, S> {
     fn fold<I: Iterator<Item = T>>(iter: I) -> S;
 }
 
-struct SumOp;
-struct ProductOp;
+pub(super) struct SumOp;
+pub(super) struct ProductOp;
 
 impl<T, S: Sum<T>> ArithOp<T, S> for SumOp {
     fn fold<I: Iterator<Item = T>>(iter: I) -> S {
@@ -157,7 +147,15 @@ impl<T, S: Product<T>> ArithOp<T, S> for ProductOp {
     }
 }
 
-struct Arith<S, O>(PhantomData<fn() -> (S, O)>);
+/// `sum` and `product`: each run uses the serial `Sum`/`Product` (so a
+/// leaf loop vectorizes as the serial one does), and runs combine the same way.
+pub(super) struct Arith<S, O>(PhantomData<fn() -> (S, O)>);
+
+impl<S, O> Arith<S, O> {
+    pub(super) fn new() -> Self {
+        Arith(PhantomData)
+    }
+}
 
 impl<S, O> Clone for Arith<S, O> {
     fn clone(&self) -> Self {
@@ -195,7 +193,7 @@ impl<S, O: ArithOp<S, S>> Reducer<S> for Arith<S, O> {
     }
 }
 
-struct ArithFolder<S, O> {
+pub(super) struct ArithFolder<S, O> {
     acc: S,
     op: PhantomData<fn() -> O>,
 }

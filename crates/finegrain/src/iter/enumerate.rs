@@ -1,42 +1,14 @@
 //! `enumerate`: pairs of index and item (indexed).
 
-use super::chain::bridge_indexed;
+use super::adapters::{Enumerate};
+use super::indexed::bridge_indexed;
 use super::plumbing::{Consumer, Producer, ProducerCallback, UnindexedConsumer};
-use super::{IndexedParallelIterator, ParallelIterator};
+use super::indexed::IndexedParallelIterator;
+use super::par_iter::ParallelIterator;
 use std::iter::Zip;
 use std::ops::Range;
 
-/// Implements `ParallelIterator` for an indexed adapter by bridging its producer.
-macro_rules! indexed_par_iter {
-    (impl<$($g:ident),*> for $t:ty where $base:ident; item = $item:ty) => {
-        impl<$($g),*> $crate::iter::ParallelIterator for $t
-        where
-            $base: $crate::iter::IndexedParallelIterator,
-        {
-            type Item = $item;
-            fn drive_unindexed<C: $crate::iter::plumbing::UnindexedConsumer<Self::Item>>(self, consumer: C) -> C::Result {
-                $crate::iter::chain::bridge_indexed(self, consumer)
-            }
-            fn opt_len(&self) -> Option<usize> {
-                Some($crate::iter::IndexedParallelIterator::len(self))
-            }
-        }
-    };
-}
-pub(super) use indexed_par_iter;
 
-/// `enumerate`'s iterator.
-#[derive(Clone, Debug)]
-#[must_use = "iterator adapters are lazy"]
-pub struct Enumerate<I> {
-    base: I,
-}
-
-impl<I> Enumerate<I> {
-    pub(crate) fn new(base: I) -> Self {
-        Enumerate { base }
-    }
-}
 
 impl<I: IndexedParallelIterator> ParallelIterator for Enumerate<I> {
     type Item = (usize, I::Item);

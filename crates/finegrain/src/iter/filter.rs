@@ -1,8 +1,9 @@
 //! `filter`, `filter_map` and `while_some`: consumer-side adapters (the
 //! result is unindexed, since how many items pass is not known in advance).
 
+use super::adapters::{Filter, FilterMap, WhileSome};
 use super::plumbing::{Consumer, Folder, UnindexedConsumer};
-use super::ParallelIterator;
+use super::par_iter::ParallelIterator;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 /// A consumer adapter that turns each item into zero or one item.
@@ -134,19 +135,6 @@ impl Clone for WhileSomeOp<'_> {
 }
 impl Copy for WhileSomeOp<'_> {}
 
-/// `filter`'s iterator.
-#[derive(Clone, Debug)]
-#[must_use = "iterator adapters are lazy"]
-pub struct Filter<I, P> {
-    base: I,
-    p: P,
-}
-
-impl<I, P> Filter<I, P> {
-    pub(crate) fn new(base: I, p: P) -> Self {
-        Filter { base, p }
-    }
-}
 
 impl<I: ParallelIterator, P: Fn(&I::Item) -> bool + Sync + Send> ParallelIterator for Filter<I, P> {
     type Item = I::Item;
@@ -155,19 +143,6 @@ impl<I: ParallelIterator, P: Fn(&I::Item) -> bool + Sync + Send> ParallelIterato
     }
 }
 
-/// `filter_map`'s iterator.
-#[derive(Clone, Debug)]
-#[must_use = "iterator adapters are lazy"]
-pub struct FilterMap<I, F> {
-    base: I,
-    f: F,
-}
-
-impl<I, F> FilterMap<I, F> {
-    pub(crate) fn new(base: I, f: F) -> Self {
-        FilterMap { base, f }
-    }
-}
 
 impl<I: ParallelIterator, R: Send, F: Fn(I::Item) -> Option<R> + Sync + Send> ParallelIterator for FilterMap<I, F> {
     type Item = R;
@@ -176,18 +151,6 @@ impl<I: ParallelIterator, R: Send, F: Fn(I::Item) -> Option<R> + Sync + Send> Pa
     }
 }
 
-/// `while_some`'s iterator.
-#[derive(Clone, Debug)]
-#[must_use = "iterator adapters are lazy"]
-pub struct WhileSome<I> {
-    base: I,
-}
-
-impl<I> WhileSome<I> {
-    pub(crate) fn new(base: I) -> Self {
-        WhileSome { base }
-    }
-}
 
 impl<T: Send, I: ParallelIterator<Item = Option<T>>> ParallelIterator for WhileSome<I> {
     type Item = T;

@@ -8,20 +8,20 @@
 //! and stop a consumer once an item was found entirely on the wanted side
 //! of it.
 
-use super::bridge::in_worker;
 use super::plumbing::{Consumer, Folder, Reducer, UnindexedConsumer};
-use super::ParallelIterator;
 use std::cell::Cell;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
-pub(super) fn find_any<I: ParallelIterator, P: Fn(&I::Item) -> bool + Sync>(iter: I, p: &P) -> Option<I::Item> {
-    let found = AtomicBool::new(false);
-    in_worker(|| iter.drive_unindexed(FindAny { p, found: &found }))
-}
-
-struct FindAny<'f, P> {
+/// `find_any`: any match; `found` is set once one is.
+pub(super) struct FindAny<'f, P> {
     p: &'f P,
     found: &'f AtomicBool,
+}
+
+impl<'f, P> FindAny<'f, P> {
+    pub(super) fn new(p: &'f P, found: &'f AtomicBool) -> Self {
+        FindAny { p, found }
+    }
 }
 
 impl<P> Clone for FindAny<'_, P> {
@@ -54,7 +54,7 @@ impl<T: Send, P: Fn(&T) -> bool + Sync> UnindexedConsumer<T> for FindAny<'_, P> 
     }
 }
 
-struct FindAnyFolder<'f, T, P> {
+pub(super) struct FindAnyFolder<'f, T, P> {
     c: FindAny<'f, P>,
     item: Option<T>,
 }
@@ -92,12 +92,8 @@ pub(super) enum Side {
     Last,
 }
 
-pub(super) fn find_ordered<I: ParallelIterator, P: Fn(&I::Item) -> bool + Sync>(iter: I, p: &P, side: Side) -> Option<I::Item> {
-    let best = AtomicUsize::new(if side == Side::First { usize::MAX } else { 0 });
-    in_worker(|| iter.drive_unindexed(FindOrdered { p, side, best: &best, lo: Cell::new(0), hi: usize::MAX }))
-}
-
-struct FindOrdered<'f, P> {
+/// `find_first` / `find_last`.
+pub(super) struct FindOrdered<'f, P> {
     p: &'f P,
     side: Side,
     /// The lowest `lo` (first) or highest `hi` (last) of a consumer that found one.
@@ -107,7 +103,17 @@ struct FindOrdered<'f, P> {
     hi: usize,
 }
 
-impl<P> FindOrdered<'_, P> {
+impl<'f, P> FindOrdered<'f, P> {
+    /// The shared best position before anything is found.
+    pub(super) fn best(side: Side) -> AtomicUsize {
+        AtomicUsize::new(if side == Side::First { usize::MAX } else { 0 })
+    }
+
+    /// The consumer of the whole position space; `best` from [`Self::best`].
+    pub(super) fn new(p: &'f P, side: Side, best: &'f AtomicUsize) -> Self {
+        FindOrdered { p, side, best, lo: Cell::new(0), hi: usize::MAX }
+    }
+
     fn halve(&self) -> Self {
         let lo = self.lo.get();
         let mid = lo + (self.hi - lo) / 2;
@@ -158,7 +164,7 @@ impl<T> Reducer<Option<T>> for Side {
     }
 }
 
-struct FindOrderedFolder<'f, T, P> {
+pub(super) struct FindOrderedFolder<'f, T, P> {
     c: FindOrdered<'f, P>,
     item: Option<T>,
 }

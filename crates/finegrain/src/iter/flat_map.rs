@@ -3,22 +3,10 @@
 //! parallel too (each through a consumer split off to the left of the rest);
 //! with a serial one they are folded in place.
 
+use super::adapters::{FlatMap, FlatMapIter, Flatten, FlattenIter};
 use super::plumbing::{Consumer, Folder, Reducer, UnindexedConsumer};
-use super::{IntoParallelIterator, ParallelIterator};
+use super::par_iter::{IntoParallelIterator, ParallelIterator};
 
-/// `flat_map`'s iterator.
-#[derive(Clone, Debug)]
-#[must_use = "iterator adapters are lazy"]
-pub struct FlatMap<I, F> {
-    base: I,
-    f: F,
-}
-
-impl<I, F> FlatMap<I, F> {
-    pub(crate) fn new(base: I, f: F) -> Self {
-        FlatMap { base, f }
-    }
-}
 
 impl<I: ParallelIterator, PI: IntoParallelIterator, F: Fn(I::Item) -> PI + Sync + Send> ParallelIterator for FlatMap<I, F> {
     type Item = PI::Item;
@@ -99,19 +87,6 @@ where
     }
 }
 
-/// `flat_map_iter`'s iterator.
-#[derive(Clone, Debug)]
-#[must_use = "iterator adapters are lazy"]
-pub struct FlatMapIter<I, F> {
-    base: I,
-    f: F,
-}
-
-impl<I, F> FlatMapIter<I, F> {
-    pub(crate) fn new(base: I, f: F) -> Self {
-        FlatMapIter { base, f }
-    }
-}
 
 impl<I, SI, F> ParallelIterator for FlatMapIter<I, F>
 where
@@ -188,18 +163,6 @@ impl<T, SI: IntoIterator, G: Folder<SI::Item>, F: Fn(T) -> SI> Folder<T> for Fla
     }
 }
 
-/// `flatten`'s iterator.
-#[derive(Clone, Debug)]
-#[must_use = "iterator adapters are lazy"]
-pub struct Flatten<I> {
-    base: I,
-}
-
-impl<I> Flatten<I> {
-    pub(crate) fn new(base: I) -> Self {
-        Flatten { base }
-    }
-}
 
 impl<I: ParallelIterator> ParallelIterator for Flatten<I>
 where
@@ -211,18 +174,6 @@ where
     }
 }
 
-/// `flatten_iter`'s iterator.
-#[derive(Clone, Debug)]
-#[must_use = "iterator adapters are lazy"]
-pub struct FlattenIter<I> {
-    base: I,
-}
-
-impl<I> FlattenIter<I> {
-    pub(crate) fn new(base: I) -> Self {
-        FlattenIter { base }
-    }
-}
 
 impl<I: ParallelIterator> ParallelIterator for FlattenIter<I>
 where

@@ -2,27 +2,14 @@
 //! one value, and the result is a parallel iterator over those values (one
 //! per chunk or task; how many is not specified, as in Rayon).
 
+use super::adapters::{Fold, TryFold};
 use super::plumbing::{Consumer, Folder, UnindexedConsumer};
 use super::try_ops::Try;
-use super::ParallelIterator;
+use super::par_iter::ParallelIterator;
 use std::marker::PhantomData;
 use std::ops::ControlFlow;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-/// `fold`'s iterator.
-#[derive(Clone, Debug)]
-#[must_use = "iterator adapters are lazy"]
-pub struct Fold<I, ID, F> {
-    base: I,
-    identity: ID,
-    fold_op: F,
-}
-
-impl<I, ID, F> Fold<I, ID, F> {
-    pub(crate) fn new(base: I, identity: ID, fold_op: F) -> Self {
-        Fold { base, identity, fold_op }
-    }
-}
 
 impl<I, T, ID, F> ParallelIterator for Fold<I, ID, F>
 where
@@ -100,21 +87,6 @@ impl<U, T, G: Folder<T>, F: Fn(T, U) -> T> Folder<U> for FoldFolder<'_, G, T, F>
     }
 }
 
-/// `try_fold`'s iterator: one `R` per serial run; a failure stops every run.
-#[derive(Clone, Debug)]
-#[must_use = "iterator adapters are lazy"]
-pub struct TryFold<I, R, ID, F> {
-    base: I,
-    identity: ID,
-    fold_op: F,
-    marker: PhantomData<fn() -> R>,
-}
-
-impl<I, R, ID, F> TryFold<I, R, ID, F> {
-    pub(crate) fn new(base: I, identity: ID, fold_op: F) -> Self {
-        TryFold { base, identity, fold_op, marker: PhantomData }
-    }
-}
 
 impl<I, R, T, ID, F> ParallelIterator for TryFold<I, R, ID, F>
 where

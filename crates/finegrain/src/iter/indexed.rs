@@ -2,21 +2,20 @@
 //! can be split at any index (slices, vectors, ranges, and `map`, `zip`,
 //! `enumerate`, ... of those).
 
-use super::chunks::Chunks;
-use super::enumerate::Enumerate;
-use super::min_len::{MaxLen, MinLen};
-use super::plumbing::{Consumer, ProducerCallback};
-use super::rev::Rev;
-use super::skip_take::{Skip, Take};
-use super::step_by::StepBy;
-use super::zip::{Zip, ZipEq};
-use super::{IntoParallelIterator, ParallelIterator};
+use super::adapters::{Chunks, Enumerate, MaxLen, MinLen, Rev, Skip, StepBy, Take, Zip, ZipEq};
+use super::bridge::bridge_producer_consumer;
+use super::collect::collect_exact;
+use super::par_iter::{IntoParallelIterator, ParallelIterator};
+use super::plumbing::{Consumer, Producer, ProducerCallback};
 
 /// A parallel iterator of known length, splittable at an index.
 ///
 /// Implementors write [`len`](Self::len), [`drive`](Self::drive) (usually
 /// [`bridge_producer_consumer`](super::bridge::bridge_producer_consumer)
 /// over their producer) and [`with_producer`](Self::with_producer).
+// Rayon's trait has `len` without `is_empty`; a method of that name would
+// also shadow nothing useful here (`len() == 0` says it).
+#[allow(clippy::len_without_is_empty)]
 pub trait IndexedParallelIterator: ParallelIterator {
     /// The number of items.
     fn len(&self) -> usize;
@@ -30,7 +29,9 @@ pub trait IndexedParallelIterator: ParallelIterator {
     /// Collect into `target`, replacing its contents, writing each item in
     /// place (no intermediate buffers).
     fn collect_into_vec(self, target: &mut Vec<Self::Item>) {
-        super::collect::collect_into_vec(self, target)
+        target.clear();
+        let len = self.len();
+        collect_exact(target, len, |c| self.drive(c));
     }
 
     /// Pairs of this iterator's and `other`'s items, as long as the shorter.
@@ -48,7 +49,7 @@ pub trait IndexedParallelIterator: ParallelIterator {
     {
         let other = other.into_par_iter();
         assert_eq!(self.len(), other.len(), "zip_eq: lengths differ");
-        ZipEq::new(self, other)
+        ZipEq::new(Zip::new(self, other))
     }
 
     /// Pairs of index and item.
@@ -63,11 +64,13 @@ pub trait IndexedParallelIterator: ParallelIterator {
 
     /// All but the first `n` items.
     fn skip(self, n: usize) -> Skip<Self> {
+        let n = n.min(self.len());
         Skip::new(self, n)
     }
 
     /// The first `n` items.
     fn take(self, n: usize) -> Take<Self> {
+        let n = n.min(self.len());
         Take::new(self, n)
     }
 
@@ -113,3 +116,39 @@ pub trait IndexedParallelIterator: ParallelIterator {
         self.map(p).enumerate().filter_map(|(i, b)| b.then_some(i))
     }
 }
+
+/// Drive an indexed iterator through its producer.
+pub(super) fn bridge_indexed<I: IndexedParallelIterator, C: Consumer<I::Item>>(iter: I, consumer: C) -> C::Result {
+    struct Cb<C> {
+        consumer: C,
+        len: usize,
+    }
+    impl<T, C: Consumer<T>> ProducerCallback<T> for Cb<C> {
+        type Output = C::Result;
+        fn callback<P: Producer<Item = T>>(self, p: P) -> C::Result {
+            bridge_producer_consumer(self.len, p, self.consumer)
+        }
+    }
+    let len = iter.len();
+    iter.with_producer(Cb { consumer, len })
+}
+
+
+/// Implements `ParallelIterator` for an indexed adapter by bridging its producer.
+macro_rules! indexed_par_iter {
+    (impl<$($g:ident),*> for $t:ty where $base:ident; item = $item:ty) => {
+        impl<$($g),*> $crate::iter::par_iter::ParallelIterator for $t
+        where
+            $base: $crate::iter::indexed::IndexedParallelIterator,
+        {
+            type Item = $item;
+            fn drive_unindexed<C: $crate::iter::plumbing::UnindexedConsumer<Self::Item>>(self, consumer: C) -> C::Result {
+                $crate::iter::indexed::bridge_indexed(self, consumer)
+            }
+            fn opt_len(&self) -> Option<usize> {
+                Some($crate::iter::indexed::IndexedParallelIterator::len(self))
+            }
+        }
+    };
+}
+pub(super) use indexed_par_iter;

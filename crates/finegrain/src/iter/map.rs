@@ -2,8 +2,10 @@
 //! `copied`, `cloned`. They wrap the producer when the iterator is indexed
 //! (so the result stays indexed) and the consumer otherwise.
 
+use super::adapters::{Map, InspectOp, UpdateOp, CopiedOp, ClonedOp};
 use super::plumbing::{Consumer, Folder, Producer, ProducerCallback, UnindexedConsumer};
-use super::{IndexedParallelIterator, ParallelIterator};
+use super::indexed::IndexedParallelIterator;
+use super::par_iter::ParallelIterator;
 
 /// A per-item function a [`Map`] applies: any `Fn(T) -> R`, or one of the
 /// operations below.
@@ -22,10 +24,6 @@ impl<T, R: Send, F: Fn(T) -> R + Sync + Send> MapOp<T> for F {
     }
 }
 
-/// `inspect`'s operation: look at each item, pass it on.
-#[derive(Clone, Debug)]
-pub struct InspectOp<F>(pub(crate) F);
-
 impl<T: Send, F: Fn(&T) + Sync + Send> MapOp<T> for InspectOp<F> {
     type Output = T;
     #[inline]
@@ -34,10 +32,6 @@ impl<T: Send, F: Fn(&T) + Sync + Send> MapOp<T> for InspectOp<F> {
         item
     }
 }
-
-/// `update`'s operation: change each item in place, pass it on.
-#[derive(Clone, Debug)]
-pub struct UpdateOp<F>(pub(crate) F);
 
 impl<T: Send, F: Fn(&mut T) + Sync + Send> MapOp<T> for UpdateOp<F> {
     type Output = T;
@@ -48,10 +42,6 @@ impl<T: Send, F: Fn(&mut T) + Sync + Send> MapOp<T> for UpdateOp<F> {
     }
 }
 
-/// `copied`'s operation.
-#[derive(Clone, Copy, Debug, Default)]
-pub struct CopiedOp;
-
 impl<T: Copy + Send> MapOp<&T> for CopiedOp {
     type Output = T;
     #[inline]
@@ -59,10 +49,6 @@ impl<T: Copy + Send> MapOp<&T> for CopiedOp {
         *item
     }
 }
-
-/// `cloned`'s operation.
-#[derive(Clone, Copy, Debug, Default)]
-pub struct ClonedOp;
 
 impl<T: Clone + Send> MapOp<&T> for ClonedOp {
     type Output = T;
@@ -72,29 +58,6 @@ impl<T: Clone + Send> MapOp<&T> for ClonedOp {
     }
 }
 
-/// Applies an operation to each item (`map`, `inspect`, `update`, `copied`,
-/// `cloned`).
-#[derive(Clone, Debug)]
-#[must_use = "iterator adapters are lazy"]
-pub struct Map<I, F> {
-    base: I,
-    op: F,
-}
-
-/// `inspect`'s iterator.
-pub type Inspect<I, F> = Map<I, InspectOp<F>>;
-/// `update`'s iterator.
-pub type Update<I, F> = Map<I, UpdateOp<F>>;
-/// `copied`'s iterator.
-pub type Copied<I> = Map<I, CopiedOp>;
-/// `cloned`'s iterator.
-pub type Cloned<I> = Map<I, ClonedOp>;
-
-impl<I, F> Map<I, F> {
-    pub(crate) fn new(base: I, op: F) -> Self {
-        Map { base, op }
-    }
-}
 
 impl<I: ParallelIterator, F: MapOp<I::Item>> ParallelIterator for Map<I, F> {
     type Item = F::Output;

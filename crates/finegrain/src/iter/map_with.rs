@@ -5,23 +5,10 @@
 //! They adapt the consumer, so the result is a [`ParallelIterator`] only
 //! (Rayon's are indexed too; see `docs/iterators.md`).
 
+use super::adapters::{MapWith, MapInit};
 use super::plumbing::{Consumer, Folder, UnindexedConsumer};
-use super::ParallelIterator;
+use super::par_iter::ParallelIterator;
 
-/// `map_with`'s iterator.
-#[derive(Clone, Debug)]
-#[must_use = "iterator adapters are lazy"]
-pub struct MapWith<I, T, F> {
-    base: I,
-    item: T,
-    f: F,
-}
-
-impl<I, T, F> MapWith<I, T, F> {
-    pub(crate) fn new(base: I, item: T, f: F) -> Self {
-        MapWith { base, item, f }
-    }
-}
 
 impl<I: ParallelIterator, T: Send + Clone, R: Send, F: Fn(&mut T, I::Item) -> R + Sync + Send> ParallelIterator for MapWith<I, T, F> {
     type Item = R;
@@ -35,20 +22,6 @@ impl<I: ParallelIterator, T: Send + Clone, R: Send, F: Fn(&mut T, I::Item) -> R 
     }
 }
 
-/// `map_init`'s iterator.
-#[derive(Clone, Debug)]
-#[must_use = "iterator adapters are lazy"]
-pub struct MapInit<I, INIT, F> {
-    base: I,
-    init: INIT,
-    f: F,
-}
-
-impl<I, INIT, F> MapInit<I, INIT, F> {
-    pub(crate) fn new(base: I, init: INIT, f: F) -> Self {
-        MapInit { base, init, f }
-    }
-}
 
 impl<I, T, INIT, R, F> ParallelIterator for MapInit<I, INIT, F>
 where

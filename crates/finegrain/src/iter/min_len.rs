@@ -1,38 +1,13 @@
 //! `with_min_len` and `with_max_len`: bounds on how finely the bridge splits
 //! (see [`bridge`](super::bridge)).
 
-use super::chain::bridge_indexed;
-use super::enumerate::indexed_par_iter;
+use super::adapters::{MinLen, MaxLen};
+use super::indexed::bridge_indexed;
+use super::indexed::indexed_par_iter;
 use super::plumbing::{Consumer, Producer, ProducerCallback};
-use super::IndexedParallelIterator;
+use super::indexed::IndexedParallelIterator;
 
-/// `with_min_len`'s iterator.
-#[derive(Clone, Debug)]
-#[must_use = "iterator adapters are lazy"]
-pub struct MinLen<I> {
-    base: I,
-    min: usize,
-}
 
-/// `with_max_len`'s iterator.
-#[derive(Clone, Debug)]
-#[must_use = "iterator adapters are lazy"]
-pub struct MaxLen<I> {
-    base: I,
-    max: usize,
-}
-
-impl<I> MinLen<I> {
-    pub(crate) fn new(base: I, min: usize) -> Self {
-        MinLen { base, min }
-    }
-}
-
-impl<I> MaxLen<I> {
-    pub(crate) fn new(base: I, max: usize) -> Self {
-        MaxLen { base, max }
-    }
-}
 
 indexed_par_iter!(impl<I> for MinLen<I> where I; item = I::Item);
 indexed_par_iter!(impl<I> for MaxLen<I> where I; item = I::Item);

@@ -5,7 +5,7 @@
 
 use super::bridge::bridge_unindexed;
 use super::plumbing::{Folder, UnindexedConsumer, UnindexedProducer};
-use super::ParallelIterator;
+use super::par_iter::ParallelIterator;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Mutex;
 

@@ -1,15 +1,16 @@
 //! [`ParallelIterator`]: the trait every parallel iterator implements, with
 //! its adapters and consumers as provided methods (Rayon's names and meaning).
 
-use super::chain::Chain;
-use super::filter::{Filter, FilterMap, WhileSome};
-use super::flat_map::{FlatMap, FlatMapIter, Flatten, FlattenIter};
-use super::fold::{Fold, TryFold};
-use super::map::{Cloned, ClonedOp, Copied, CopiedOp, Inspect, InspectOp, Map, Update, UpdateOp};
-use super::map_with::{MapInit, MapWith};
+use super::adapters::{
+    Chain, Cloned, ClonedOp, Copied, CopiedOp, Filter, FilterMap, FlatMap, FlatMapIter, Flatten, FlattenIter, Fold, Inspect, InspectOp, Map, MapInit,
+    MapWith, TryFold, Update, UpdateOp, WhileSome,
+};
+use super::bridge::in_worker;
+use super::consume::{Arith, ForEach, ProductOp, ReduceConsumer, SumOp};
+use super::find::{FindAny, FindOrdered, Side};
 use super::plumbing::UnindexedConsumer;
-use super::try_ops::Try;
-use super::{consume, find, FromParallelIterator, IntoParallelIterator, ParallelExtend};
+use super::try_ops::{Try, TryReduce};
+use std::sync::atomic::AtomicBool;
 use std::cmp::Ordering;
 use std::iter::{Product, Sum};
 
@@ -35,7 +36,7 @@ pub trait ParallelIterator: Sized + Send {
 
     /// Call `op` on every item.
     fn for_each<F: Fn(Self::Item) + Sync + Send>(self, op: F) {
-        consume::for_each(self, &op)
+        in_worker(|| self.drive_unindexed(ForEach::new(&op)))
     }
 
     /// Call `op` on every item with a clone of `init` per task.
@@ -54,7 +55,7 @@ pub trait ParallelIterator: Sized + Send {
         F: Fn(Self::Item) -> R + Sync + Send,
         R: Try<Output = ()> + Send,
     {
-        super::try_ops::try_for_each(self, op)
+        self.map(op).try_reduce(|| (), |(), ()| R::from_output(()))
     }
 
     /// Combine every item with `op`, starting each task from `identity()`.
@@ -63,7 +64,7 @@ pub trait ParallelIterator: Sized + Send {
         ID: Fn() -> Self::Item + Sync + Send,
         OP: Fn(Self::Item, Self::Item) -> Self::Item + Sync + Send,
     {
-        consume::reduce(self, &identity, &op)
+        in_worker(|| self.drive_unindexed(ReduceConsumer::new(&identity, &op)))
     }
 
     /// Combine every item with `op`; `None` when there are none.
@@ -88,7 +89,8 @@ pub trait ParallelIterator: Sized + Send {
         ID: Fn() -> T + Sync + Send,
         Self::Item: Try<Output = T>,
     {
-        super::try_ops::try_reduce(self, identity, op)
+        let failed = AtomicBool::new(false);
+        in_worker(|| self.drive_unindexed(TryReduce::new(&identity, &op, &failed)))
     }
 
     /// Fold the items of each task into one value per task (the result is a
@@ -119,17 +121,17 @@ pub trait ParallelIterator: Sized + Send {
         ID: Fn() -> T + Sync + Send,
         R: Try<Output = T> + Send,
     {
-        TryFold::new(self, identity, fold_op)
+        TryFold::new(self, identity, fold_op, std::marker::PhantomData)
     }
 
     /// The sum of the items.
     fn sum<S: Send + Sum<Self::Item> + Sum<S>>(self) -> S {
-        consume::sum(self)
+        in_worker(|| self.drive_unindexed(Arith::<S, SumOp>::new()))
     }
 
     /// The product of the items.
     fn product<P: Send + Product<Self::Item> + Product<P>>(self) -> P {
-        consume::product(self)
+        in_worker(|| self.drive_unindexed(Arith::<P, ProductOp>::new()))
     }
 
     /// The least item (the first of equals, as `Iterator::min`... within a task;
@@ -176,18 +178,21 @@ pub trait ParallelIterator: Sized + Send {
 
     /// Some item matching `p`, whichever is found first; stops early.
     fn find_any<P: Fn(&Self::Item) -> bool + Sync + Send>(self, p: P) -> Option<Self::Item> {
-        find::find_any(self, &p)
+        let found = AtomicBool::new(false);
+        in_worker(|| self.drive_unindexed(FindAny::new(&p, &found)))
     }
 
     /// The first item (in order) matching `p`; stops once nothing to its left
     /// is left to search.
     fn find_first<P: Fn(&Self::Item) -> bool + Sync + Send>(self, p: P) -> Option<Self::Item> {
-        find::find_ordered(self, &p, find::Side::First)
+        let best = FindOrdered::<P>::best(Side::First);
+        in_worker(|| self.drive_unindexed(FindOrdered::new(&p, Side::First, &best)))
     }
 
     /// The last item matching `p`.
     fn find_last<P: Fn(&Self::Item) -> bool + Sync + Send>(self, p: P) -> Option<Self::Item> {
-        find::find_ordered(self, &p, find::Side::Last)
+        let best = FindOrdered::<P>::best(Side::Last);
+        in_worker(|| self.drive_unindexed(FindOrdered::new(&p, Side::Last, &best)))
     }
 
     /// The result of `f` on some item for which it is `Some`; stops early.
@@ -220,7 +225,7 @@ pub trait ParallelIterator: Sized + Send {
         A: Send,
         B: Send,
     {
-        super::collect::unzip(self)
+        self.map(|(a, b)| (Some(a), Some(b))).unzip_opt()
     }
 
     /// The items matching `p` into one collection and the rest into another.
@@ -234,13 +239,29 @@ pub trait ParallelIterator: Sized + Send {
     }
 
     #[doc(hidden)]
-    fn unzip_opt<T: Send, A, B>(self) -> (A, B)
+    fn unzip_opt<TA: Send, TB: Send, A, B>(self) -> (A, B)
     where
-        Self: ParallelIterator<Item = (Option<T>, Option<T>)>,
-        A: Default + Send + ParallelExtend<T>,
-        B: Default + Send + ParallelExtend<T>,
+        Self: ParallelIterator<Item = (Option<TA>, Option<TB>)>,
+        A: Default + Send + ParallelExtend<TA>,
+        B: Default + Send + ParallelExtend<TB>,
     {
-        super::collect::unzip_opt(self)
+        // Each serial run gathers its two sides; the sides are then added,
+        // in order, to each collection.
+        let parts: Vec<(Vec<TA>, Vec<TB>)> = self
+            .fold(
+                || (Vec::new(), Vec::new()),
+                |(mut va, mut vb), (a, b)| {
+                    va.extend(a);
+                    vb.extend(b);
+                    (va, vb)
+                },
+            )
+            .collect();
+        let (pa, pb): (Vec<Vec<TA>>, Vec<Vec<TB>>) = parts.into_iter().unzip();
+        let (mut fa, mut fb) = (A::default(), B::default());
+        fa.par_extend(pa.into_par_iter().flatten_iter());
+        fb.par_extend(pb.into_par_iter().flatten_iter());
+        (fa, fb)
     }
 
     // ---- adapters ----
@@ -340,4 +361,77 @@ pub trait ParallelIterator: Sized + Send {
     fn chain<C: IntoParallelIterator<Item = Self::Item>>(self, other: C) -> Chain<Self, C::Iter> {
         Chain::new(self, other.into_par_iter())
     }
+}
+
+/// Anything that can become a parallel iterator (`into_par_iter`).
+pub trait IntoParallelIterator {
+    /// The iterator.
+    type Iter: ParallelIterator<Item = Self::Item>;
+    /// What it yields.
+    type Item: Send;
+    /// Make the parallel iterator.
+    fn into_par_iter(self) -> Self::Iter;
+}
+
+impl<I: ParallelIterator> IntoParallelIterator for I {
+    type Iter = I;
+    type Item = I::Item;
+    fn into_par_iter(self) -> I {
+        self
+    }
+}
+
+/// `par_iter()` for anything whose reference is [`IntoParallelIterator`].
+pub trait IntoParallelRefIterator<'data> {
+    /// The iterator.
+    type Iter: ParallelIterator<Item = Self::Item>;
+    /// What it yields (usually `&'data T`).
+    type Item: Send + 'data;
+    /// Iterate over references in parallel.
+    fn par_iter(&'data self) -> Self::Iter;
+}
+
+impl<'data, I: 'data + ?Sized> IntoParallelRefIterator<'data> for I
+where
+    &'data I: IntoParallelIterator,
+{
+    type Iter = <&'data I as IntoParallelIterator>::Iter;
+    type Item = <&'data I as IntoParallelIterator>::Item;
+    fn par_iter(&'data self) -> Self::Iter {
+        self.into_par_iter()
+    }
+}
+
+/// `par_iter_mut()` for anything whose mutable reference is
+/// [`IntoParallelIterator`].
+pub trait IntoParallelRefMutIterator<'data> {
+    /// The iterator.
+    type Iter: ParallelIterator<Item = Self::Item>;
+    /// What it yields (usually `&'data mut T`).
+    type Item: Send + 'data;
+    /// Iterate over mutable references in parallel.
+    fn par_iter_mut(&'data mut self) -> Self::Iter;
+}
+
+impl<'data, I: 'data + ?Sized> IntoParallelRefMutIterator<'data> for I
+where
+    &'data mut I: IntoParallelIterator,
+{
+    type Iter = <&'data mut I as IntoParallelIterator>::Iter;
+    type Item = <&'data mut I as IntoParallelIterator>::Item;
+    fn par_iter_mut(&'data mut self) -> Self::Iter {
+        self.into_par_iter()
+    }
+}
+
+/// A collection that can be built from a parallel iterator (`collect`).
+pub trait FromParallelIterator<T: Send> {
+    /// Build it.
+    fn from_par_iter<I: IntoParallelIterator<Item = T>>(par_iter: I) -> Self;
+}
+
+/// A collection that can be extended from a parallel iterator (`par_extend`).
+pub trait ParallelExtend<T: Send> {
+    /// Add every item.
+    fn par_extend<I: IntoParallelIterator<Item = T>>(&mut self, par_iter: I);
 }

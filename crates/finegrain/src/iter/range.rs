@@ -4,9 +4,10 @@
 //! All of them are indexed (Rayon's 64- and 128-bit ranges are only
 //! unindexed); a range longer than `usize::MAX` panics when iterated.
 
-use super::chain::bridge_indexed;
+use super::indexed::bridge_indexed;
 use super::plumbing::{Consumer, Producer, ProducerCallback, UnindexedConsumer};
-use super::{IndexedParallelIterator, IntoParallelIterator, ParallelIterator};
+use super::indexed::IndexedParallelIterator;
+use super::par_iter::{IntoParallelIterator, ParallelIterator};
 use std::ops::{Range, RangeInclusive};
 
 /// An integer type that ranges can be made of.

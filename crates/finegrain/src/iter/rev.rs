@@ -1,22 +1,11 @@
 //! `rev`: the items of an indexed iterator in reverse order.
 
-use super::chain::bridge_indexed;
-use super::enumerate::indexed_par_iter;
+use super::adapters::{Rev};
+use super::indexed::bridge_indexed;
+use super::indexed::indexed_par_iter;
 use super::plumbing::{Consumer, Producer, ProducerCallback};
-use super::IndexedParallelIterator;
+use super::indexed::IndexedParallelIterator;
 
-/// `rev`'s iterator.
-#[derive(Clone, Debug)]
-#[must_use = "iterator adapters are lazy"]
-pub struct Rev<I> {
-    base: I,
-}
-
-impl<I> Rev<I> {
-    pub(crate) fn new(base: I) -> Self {
-        Rev { base }
-    }
-}
 
 indexed_par_iter!(impl<I> for Rev<I> where I; item = I::Item);
 

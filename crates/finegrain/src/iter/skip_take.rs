@@ -1,40 +1,13 @@
 //! `skip` and `take` on indexed iterators: the producer is split once at `n`
 //! and the unwanted side dropped (so a vector's skipped items are dropped too).
 
-use super::chain::bridge_indexed;
-use super::enumerate::indexed_par_iter;
+use super::adapters::{Skip, Take};
+use super::indexed::bridge_indexed;
+use super::indexed::indexed_par_iter;
 use super::plumbing::{Consumer, Producer, ProducerCallback};
-use super::IndexedParallelIterator;
+use super::indexed::IndexedParallelIterator;
 
-/// `skip`'s iterator.
-#[derive(Clone, Debug)]
-#[must_use = "iterator adapters are lazy"]
-pub struct Skip<I> {
-    base: I,
-    n: usize,
-}
 
-/// `take`'s iterator.
-#[derive(Clone, Debug)]
-#[must_use = "iterator adapters are lazy"]
-pub struct Take<I> {
-    base: I,
-    n: usize,
-}
-
-impl<I: IndexedParallelIterator> Skip<I> {
-    pub(crate) fn new(base: I, n: usize) -> Self {
-        let n = n.min(base.len());
-        Skip { base, n }
-    }
-}
-
-impl<I: IndexedParallelIterator> Take<I> {
-    pub(crate) fn new(base: I, n: usize) -> Self {
-        let n = n.min(base.len());
-        Take { base, n }
-    }
-}
 
 indexed_par_iter!(impl<I> for Skip<I> where I; item = I::Item);
 indexed_par_iter!(impl<I> for Take<I> where I; item = I::Item);

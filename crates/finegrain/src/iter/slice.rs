@@ -3,9 +3,10 @@
 //! [`ParallelSlice`]/[`ParallelSliceMut`] traits that carry them and the
 //! parallel sorts (`sort.rs`, `sort_unstable.rs`).
 
-use super::chain::bridge_indexed;
+use super::indexed::bridge_indexed;
 use super::plumbing::{Consumer, Folder, Producer, ProducerCallback, UnindexedConsumer, UnindexedProducer};
-use super::{IndexedParallelIterator, IntoParallelIterator, ParallelIterator};
+use super::indexed::IndexedParallelIterator;
+use super::par_iter::{IntoParallelIterator, ParallelIterator};
 
 /// A view of a slice that splits by index: what [`Par`] turns into an
 /// indexed parallel iterator.

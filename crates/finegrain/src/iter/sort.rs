@@ -16,6 +16,7 @@
 //! library's merge does.
 
 use super::bridge::in_worker;
+use super::sort_unstable::ord;
 use std::mem::{self, MaybeUninit};
 use std::ptr;
 
@@ -51,17 +52,6 @@ pub(super) fn merge_sort<T: Send, F: Fn(&T, &T) -> bool + Sync>(v: &mut [T], is_
         let s = Sorter { is_less, leaf, grain };
         s.sort(v, &mut buf, false);
     })
-}
-
-/// A comparator for the standard sorts from `is_less`. They only ever ask
-/// whether the result is `Less`, so "not less" can be `Greater` throughout,
-/// which saves the second comparison telling equal from greater.
-pub(super) fn ord<T, F: Fn(&T, &T) -> bool>(is_less: &F, a: &T, b: &T) -> std::cmp::Ordering {
-    if is_less(a, b) {
-        std::cmp::Ordering::Less
-    } else {
-        std::cmp::Ordering::Greater
-    }
 }
 
 struct Sorter<'f, F> {
@@ -210,9 +200,10 @@ unsafe fn merge_serial<T, F: Fn(&T, &T) -> bool>(a: *mut T, na: usize, b: *mut T
 /// their indices (so the unstable sort of the pairs is stable), then the
 /// permutation applied in place.
 pub(super) fn sort_by_cached_key<T: Send, K: Ord + Send, F: Fn(&T) -> K + Sync>(v: &mut [T], key: &F) {
-    use super::{IndexedParallelIterator, IntoParallelRefMutIterator, ParallelIterator, ParallelSliceMut};
+    use super::indexed::IndexedParallelIterator;
+    use super::par_iter::{IntoParallelRefMutIterator, ParallelIterator};
     let mut keys: Vec<(K, usize)> = v.par_iter_mut().enumerate().map(|(i, x)| (key(x), i)).collect();
-    keys.par_sort_unstable();
+    super::sort_unstable::quicksort(&mut keys, &<(K, usize)>::lt);
     // Follow each index to where its item has moved by now (as the standard
     // library's `sort_by_cached_key` does).
     for i in 0..v.len() {

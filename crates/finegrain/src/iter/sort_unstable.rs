@@ -12,7 +12,6 @@
 //! permutation of its items.
 
 use super::bridge::in_worker;
-use super::sort::ord;
 
 const MIN_LEAF: usize = 4096;
 
@@ -100,4 +99,15 @@ fn choose_pivot<T, F: Fn(&T, &T) -> bool>(v: &[T], is_less: &F) -> usize {
         return med3(a, b, c);
     }
     med3(med3(a - 1, a, a + 1), med3(b - 1, b, b + 1), med3(c - 1, c, c + 1))
+}
+
+/// A comparator for the standard sorts from `is_less`. They only ever ask
+/// whether the result is `Less`, so "not less" can be `Greater` throughout,
+/// which saves the second comparison telling equal from greater.
+pub(super) fn ord<T, F: Fn(&T, &T) -> bool>(is_less: &F, a: &T, b: &T) -> std::cmp::Ordering {
+    if is_less(a, b) {
+        std::cmp::Ordering::Less
+    } else {
+        std::cmp::Ordering::Greater
+    }
 }

@@ -1,23 +1,11 @@
 //! `step_by`: every `step`-th item of an indexed iterator, from the first.
 
-use super::chain::bridge_indexed;
-use super::enumerate::indexed_par_iter;
+use super::adapters::{StepBy};
+use super::indexed::bridge_indexed;
+use super::indexed::indexed_par_iter;
 use super::plumbing::{Consumer, Producer, ProducerCallback};
-use super::IndexedParallelIterator;
+use super::indexed::IndexedParallelIterator;
 
-/// `step_by`'s iterator.
-#[derive(Clone, Debug)]
-#[must_use = "iterator adapters are lazy"]
-pub struct StepBy<I> {
-    base: I,
-    step: usize,
-}
-
-impl<I> StepBy<I> {
-    pub(crate) fn new(base: I, step: usize) -> Self {
-        StepBy { base, step }
-    }
-}
 
 indexed_par_iter!(impl<I> for StepBy<I> where I; item = I::Item);
 

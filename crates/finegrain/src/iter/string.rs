@@ -6,7 +6,7 @@
 
 use super::bridge::bridge_unindexed;
 use super::plumbing::{Folder, UnindexedConsumer, UnindexedProducer};
-use super::{IntoParallelIterator, ParallelIterator};
+use super::par_iter::{IntoParallelIterator, ParallelIterator};
 
 /// What a string splits on in `par_split`: a `char`, or `Fn(char) -> bool`.
 pub trait Pattern: Sync + Send {
@@ -42,7 +42,7 @@ pub trait ParallelString {
     }
 
     /// Its bytes (indexed).
-    fn par_bytes(&self) -> super::Copied<super::slice::Iter<'_, u8>> {
+    fn par_bytes(&self) -> super::adapters::Copied<super::slice::Iter<'_, u8>> {
         self.as_parallel_string().as_bytes().into_par_iter().copied()
     }
 

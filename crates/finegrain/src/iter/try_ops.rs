@@ -3,9 +3,7 @@
 //! `ControlFlow`. A failure sets a shared flag that every consumer's
 //! `full()` reports, so the remaining splits and items are skipped.
 
-use super::bridge::in_worker;
 use super::plumbing::{Consumer, Folder, Reducer, UnindexedConsumer};
-use super::ParallelIterator;
 use std::convert::Infallible;
 use std::ops::ControlFlow;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -73,30 +71,18 @@ impl<B, C> Try for ControlFlow<B, C> {
     }
 }
 
-pub(super) fn try_for_each<I, R, F>(iter: I, op: F) -> R
-where
-    I: ParallelIterator,
-    F: Fn(I::Item) -> R + Sync + Send,
-    R: Try<Output = ()> + Send,
-{
-    iter.map(op).try_reduce(|| (), |(), ()| R::from_output(()))
-}
-
-pub(super) fn try_reduce<I, R, T, ID, OP>(iter: I, identity: ID, op: OP) -> R
-where
-    I: ParallelIterator<Item = R>,
-    R: Try<Output = T> + Send,
-    ID: Fn() -> T + Sync,
-    OP: Fn(T, T) -> R + Sync,
-{
-    let failed = AtomicBool::new(false);
-    in_worker(|| iter.drive_unindexed(TryReduce { identity: &identity, op: &op, failed: &failed }))
-}
-
-struct TryReduce<'f, ID, OP> {
+/// `try_reduce`: folds and joins with a fallible `op`; `failed` is set at
+/// the first failure.
+pub(super) struct TryReduce<'f, ID, OP> {
     identity: &'f ID,
     op: &'f OP,
     failed: &'f AtomicBool,
+}
+
+impl<'f, ID, OP> TryReduce<'f, ID, OP> {
+    pub(super) fn new(identity: &'f ID, op: &'f OP, failed: &'f AtomicBool) -> Self {
+        TryReduce { identity, op, failed }
+    }
 }
 
 impl<ID, OP> Clone for TryReduce<'_, ID, OP> {
@@ -148,7 +134,7 @@ impl<R: Try<Output = T>, T, ID, OP: Fn(T, T) -> R> Reducer<R> for TryReduce<'_, 
     }
 }
 
-struct TryReduceFolder<'f, R: Try, ID, OP> {
+pub(super) struct TryReduceFolder<'f, R: Try, ID, OP> {
     acc: ControlFlow<R::Residual, R::Output>,
     c: TryReduce<'f, ID, OP>,
 }

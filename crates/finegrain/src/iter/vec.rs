@@ -2,10 +2,11 @@
 //! out exactly once; those never reached, because a consumer stopped early or
 //! a closure panicked, are dropped in place), and `Option` by reference.
 
-use super::chain::bridge_indexed;
+use super::indexed::bridge_indexed;
 use super::plumbing::{Consumer, Producer, ProducerCallback, UnindexedConsumer};
 use super::slice::{Items, ItemsMut, Par};
-use super::{IndexedParallelIterator, IntoParallelIterator, ParallelIterator};
+use super::indexed::IndexedParallelIterator;
+use super::par_iter::{IntoParallelIterator, ParallelIterator};
 use std::{mem, ptr, slice};
 
 /// A `Vec`'s items by value.

@@ -1,38 +1,14 @@
 //! `zip` and `zip_eq`: pairs of two indexed iterators' items, split together
 //! at the same index.
 
-use super::chain::bridge_indexed;
+use super::adapters::{Zip, ZipEq};
+use super::indexed::bridge_indexed;
 use super::plumbing::{Consumer, Producer, ProducerCallback};
-use super::IndexedParallelIterator;
+use super::indexed::IndexedParallelIterator;
 
-/// `zip`'s iterator (as long as the shorter).
-#[derive(Clone, Debug)]
-#[must_use = "iterator adapters are lazy"]
-pub struct Zip<A, B> {
-    a: A,
-    b: B,
-}
 
-/// `zip_eq`'s iterator (lengths checked equal when made).
-#[derive(Clone, Debug)]
-#[must_use = "iterator adapters are lazy"]
-pub struct ZipEq<A, B> {
-    inner: Zip<A, B>,
-}
 
-impl<A, B> Zip<A, B> {
-    pub(crate) fn new(a: A, b: B) -> Self {
-        Zip { a, b }
-    }
-}
-
-impl<A, B> ZipEq<A, B> {
-    pub(crate) fn new(a: A, b: B) -> Self {
-        ZipEq { inner: Zip { a, b } }
-    }
-}
-
-impl<A: IndexedParallelIterator, B: IndexedParallelIterator> super::ParallelIterator for Zip<A, B> {
+impl<A: IndexedParallelIterator, B: IndexedParallelIterator> super::par_iter::ParallelIterator for Zip<A, B> {
     type Item = (A::Item, B::Item);
     fn drive_unindexed<C: super::plumbing::UnindexedConsumer<Self::Item>>(self, consumer: C) -> C::Result {
         bridge_indexed(self, consumer)
@@ -77,7 +53,7 @@ impl<A: IndexedParallelIterator, B: IndexedParallelIterator> IndexedParallelIter
     }
 }
 
-impl<A: IndexedParallelIterator, B: IndexedParallelIterator> super::ParallelIterator for ZipEq<A, B> {
+impl<A: IndexedParallelIterator, B: IndexedParallelIterator> super::par_iter::ParallelIterator for ZipEq<A, B> {
     type Item = (A::Item, B::Item);
     fn drive_unindexed<C: super::plumbing::UnindexedConsumer<Self::Item>>(self, consumer: C) -> C::Result {
         bridge_indexed(self, consumer)
