@@ -84,6 +84,21 @@ fn all_checks() {
     assert_eq!(s, Some(v.iter().sum()));
     let f: Vec<u64> = v.par_iter().fold(|| 0u64, |a, &x| a + x).collect();
     assert_eq!(f.iter().sum::<u64>(), v.iter().sum::<u64>());
+    // comparisons, small sources, and the rest of the `try_`/`find_map` family
+    let w = v.clone();
+    assert!(v.par_iter().eq(&w));
+    assert!(v.par_iter().take(10).lt(w.par_iter()));
+    assert_eq!(v.par_iter().cmp(w.par_iter().take(100)), v.iter().cmp(w.iter().take(100)));
+    assert_eq!(v.par_iter().partial_cmp(w.par_iter().skip(1)), v.iter().partial_cmp(w.iter().skip(1)));
+    assert!(v.par_iter().ne(w.par_iter().rev()) && v.par_iter().ge(w.par_iter()) && v.par_iter().le(w.par_iter()) && !v.par_iter().gt(w.par_iter()));
+    assert_eq!(finegrain::iter::repeat_n(7u8, 1000).map(u64::from).sum::<u64>(), 7000);
+    assert_eq!(finegrain::iter::once(3).chain(finegrain::iter::empty()).collect::<Vec<i32>>(), vec![3]);
+    assert_eq!(v.par_iter().find_map_first(|&x| (x > 9000).then_some(x * 2)), v.iter().find_map(|&x| (x > 9000).then_some(x * 2)));
+    assert_eq!(v.par_iter().find_map_last(|&x| (x > 9000).then_some(x * 2)), v.iter().rev().find_map(|&x| (x > 9000).then_some(x * 2)));
+    let r: Result<(), u64> = v.par_iter().try_for_each_with(3u64, |k, &x| if x * *k == 300 { Err(x) } else { Ok(()) });
+    assert_eq!(r, if v.contains(&100) { Err(100) } else { Ok(()) });
+    let r: Option<()> = v.par_iter().try_for_each_init(|| 0u64, |k, &x| (x + *k < 20_000).then_some(()));
+    assert_eq!(r, Some(()));
     let mut m = v.clone();
     m.par_iter_mut().for_each(|x| *x += 1);
     assert_eq!(m, v.iter().map(|x| x + 1).collect::<Vec<_>>());

@@ -111,6 +111,94 @@ pub trait IndexedParallelIterator: ParallelIterator {
         self.map(p).enumerate().find_last(|&(_, b)| b).map(|(i, _)| i)
     }
 
+    /// Compare lexicographically with `other` (the first unequal pair
+    /// decides, else the lengths).
+    fn cmp<I>(self, other: I) -> std::cmp::Ordering
+    where
+        I: IntoParallelIterator<Item = Self::Item>,
+        I::Iter: IndexedParallelIterator,
+        Self::Item: Ord,
+    {
+        let other = other.into_par_iter();
+        let (n, m) = (self.len(), other.len());
+        let first = self.zip(other).map(|(a, b)| a.cmp(&b)).find_first(|o| o.is_ne());
+        first.unwrap_or_else(|| n.cmp(&m))
+    }
+
+    /// Compare lexicographically with `other`, by `PartialOrd`.
+    fn partial_cmp<I>(self, other: I) -> Option<std::cmp::Ordering>
+    where
+        I: IntoParallelIterator,
+        I::Iter: IndexedParallelIterator,
+        Self::Item: PartialOrd<I::Item>,
+    {
+        let other = other.into_par_iter();
+        let (n, m) = (self.len(), other.len());
+        let first = self.zip(other).map(|(a, b)| a.partial_cmp(&b)).find_first(|o| *o != Some(std::cmp::Ordering::Equal));
+        first.unwrap_or_else(|| Some(n.cmp(&m)))
+    }
+
+    /// Equal lengths and equal items, pair by pair.
+    fn eq<I>(self, other: I) -> bool
+    where
+        I: IntoParallelIterator,
+        I::Iter: IndexedParallelIterator,
+        Self::Item: PartialEq<I::Item>,
+    {
+        let other = other.into_par_iter();
+        self.len() == other.len() && self.zip(other).all(|(a, b)| a == b)
+    }
+
+    /// Not [`eq`](Self::eq).
+    fn ne<I>(self, other: I) -> bool
+    where
+        I: IntoParallelIterator,
+        I::Iter: IndexedParallelIterator,
+        Self::Item: PartialEq<I::Item>,
+    {
+        !self.eq(other)
+    }
+
+    /// Lexicographically less than `other`.
+    fn lt<I>(self, other: I) -> bool
+    where
+        I: IntoParallelIterator,
+        I::Iter: IndexedParallelIterator,
+        Self::Item: PartialOrd<I::Item>,
+    {
+        self.partial_cmp(other) == Some(std::cmp::Ordering::Less)
+    }
+
+    /// Lexicographically less than or equal to `other`.
+    fn le<I>(self, other: I) -> bool
+    where
+        I: IntoParallelIterator,
+        I::Iter: IndexedParallelIterator,
+        Self::Item: PartialOrd<I::Item>,
+    {
+        matches!(self.partial_cmp(other), Some(std::cmp::Ordering::Less | std::cmp::Ordering::Equal))
+    }
+
+    /// Lexicographically greater than `other`.
+    fn gt<I>(self, other: I) -> bool
+    where
+        I: IntoParallelIterator,
+        I::Iter: IndexedParallelIterator,
+        Self::Item: PartialOrd<I::Item>,
+    {
+        self.partial_cmp(other) == Some(std::cmp::Ordering::Greater)
+    }
+
+    /// Lexicographically greater than or equal to `other`.
+    fn ge<I>(self, other: I) -> bool
+    where
+        I: IntoParallelIterator,
+        I::Iter: IndexedParallelIterator,
+        Self::Item: PartialOrd<I::Item>,
+    {
+        matches!(self.partial_cmp(other), Some(std::cmp::Ordering::Greater | std::cmp::Ordering::Equal))
+    }
+
     /// The indices of every item matching `p`, in order.
     fn positions<P: Fn(Self::Item) -> bool + Sync + Send>(self, p: P) -> impl ParallelIterator<Item = usize> {
         self.map(p).enumerate().filter_map(|(i, b)| b.then_some(i))

@@ -36,6 +36,7 @@ mod indexed;
 mod map;
 mod map_with;
 mod min_len;
+mod once;
 mod par_bridge;
 mod par_iter;
 pub mod plumbing;
@@ -58,6 +59,7 @@ pub use self::{
     },
     indexed::IndexedParallelIterator,
     map::MapOp,
+    once::{empty, once, repeat_n, repeatn},
     par_bridge::{IterBridge, ParallelBridge},
     par_iter::{FromParallelIterator, IntoParallelIterator, IntoParallelRefIterator, IntoParallelRefMutIterator, ParallelExtend, ParallelIterator},
     range::{RangeInt, RangeIter},

@@ -58,6 +58,26 @@ pub trait ParallelIterator: Sized + Send {
         self.map(op).try_reduce(|| (), |(), ()| R::from_output(()))
     }
 
+    /// `try_for_each` with a clone of `init` per task.
+    fn try_for_each_with<T, R, F>(self, init: T, op: F) -> R
+    where
+        T: Send + Clone,
+        F: Fn(&mut T, Self::Item) -> R + Sync + Send,
+        R: Try<Output = ()> + Send,
+    {
+        self.map_with(init, op).try_reduce(|| (), |(), ()| R::from_output(()))
+    }
+
+    /// `try_for_each` with a value made by `init` per task.
+    fn try_for_each_init<T, INIT, R, F>(self, init: INIT, op: F) -> R
+    where
+        INIT: Fn() -> T + Sync + Send,
+        F: Fn(&mut T, Self::Item) -> R + Sync + Send,
+        R: Try<Output = ()> + Send,
+    {
+        self.map_init(init, op).try_reduce(|| (), |(), ()| R::from_output(()))
+    }
+
     /// Combine every item with `op`, starting each task from `identity()`.
     fn reduce<ID, OP>(self, identity: ID, op: OP) -> Self::Item
     where
@@ -198,6 +218,16 @@ pub trait ParallelIterator: Sized + Send {
     /// The result of `f` on some item for which it is `Some`; stops early.
     fn find_map_any<R: Send, F: Fn(Self::Item) -> Option<R> + Sync + Send>(self, f: F) -> Option<R> {
         self.filter_map(f).find_any(|_| true)
+    }
+
+    /// The result of `f` on the first item (in order) for which it is `Some`.
+    fn find_map_first<R: Send, F: Fn(Self::Item) -> Option<R> + Sync + Send>(self, f: F) -> Option<R> {
+        self.filter_map(f).find_first(|_| true)
+    }
+
+    /// The result of `f` on the last item for which it is `Some`.
+    fn find_map_last<R: Send, F: Fn(Self::Item) -> Option<R> + Sync + Send>(self, f: F) -> Option<R> {
+        self.filter_map(f).find_last(|_| true)
     }
 
     /// Whether any item matches `p`; stops at the first that does.
