@@ -66,6 +66,22 @@ fn check(v: &[u32], split: usize) {
     assert_eq!(v.par_iter().copied().update(|x| *x /= 2).collect::<Vec<_>>(), v.iter().map(|x| x / 2).collect::<Vec<_>>());
     assert_eq!(v.par_iter().map_with(5u32, |k, &x| x.wrapping_mul(*k)).collect::<Vec<_>>(), v.iter().map(|&x| x.wrapping_mul(5)).collect::<Vec<_>>());
     assert_eq!(v.par_iter().map_init(|| 7u32, |k, &x| x ^ *k).collect::<Vec<_>>(), v.iter().map(|&x| x ^ 7).collect::<Vec<_>>());
+    // indexed `map_with`/`map_init`: each piece has its own value
+    let mut out = Vec::new();
+    v.par_iter().map_with(2u32, |k, &x| x * *k).collect_into_vec(&mut out);
+    assert_eq!(out, v.iter().map(|&x| x * 2).collect::<Vec<_>>());
+    assert_eq!(
+        v.par_iter()
+            .map_init(Vec::<u32>::new, |buf, &x| {
+                buf.push(x);
+                x + 1
+            })
+            .enumerate()
+            .rev()
+            .map(|(i, x)| i as u32 ^ x)
+            .collect::<Vec<_>>(),
+        v.iter().map(|&x| x + 1).enumerate().rev().map(|(i, x)| i as u32 ^ x).collect::<Vec<_>>()
+    );
     assert_eq!(v.par_iter().fold(|| 0u64, |a, &x| a + x as u64).sum::<u64>(), v.iter().map(|&x| x as u64).sum::<u64>());
     assert_eq!(v.par_iter().fold_with(0u64, |a, &x| a + x as u64).sum::<u64>(), v.iter().map(|&x| x as u64).sum::<u64>());
     let tf: Option<u64> = v.par_iter().try_fold(|| 0u64, |a, &x| a.checked_add(x as u64)).try_reduce(|| 0, |a, b| a.checked_add(b));
