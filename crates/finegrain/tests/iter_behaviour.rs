@@ -180,3 +180,21 @@ fn work_spreads_over_workers_under_every_policy() {
         assert_eq!(best, 2, "{spec}: a 20 ms loop ran on one worker of two");
     }
 }
+
+/// A drive of 10^6 items is a few tasks, not one per item: the tasks run
+/// (joins whose second half was queued, and any other pool tasks) stay under
+/// 1% of the items, under every policy.
+#[test]
+fn tasks_grow_with_demand_not_with_items() {
+    const N: usize = 1_000_000;
+    for spec in policy_names() {
+        let p = pool(spec, 2);
+        p.reset_stats();
+        let s: u64 = p.install(|| (0..N as u64).into_par_iter().map(|i| i % 7).sum());
+        assert_eq!(s, (0..N as u64).map(|i| i % 7).sum());
+        let t = p.stats().total();
+        if p.stats().enabled {
+            assert!((t.tasks_run as usize) < N / 100, "{spec}: {} tasks for {N} items", t.tasks_run);
+        }
+    }
+}

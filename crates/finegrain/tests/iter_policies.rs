@@ -66,6 +66,12 @@ fn check(v: &[u32], split: usize) {
     assert_eq!(v.par_iter().copied().update(|x| *x /= 2).collect::<Vec<_>>(), v.iter().map(|x| x / 2).collect::<Vec<_>>());
     assert_eq!(v.par_iter().map_with(5u32, |k, &x| x.wrapping_mul(*k)).collect::<Vec<_>>(), v.iter().map(|&x| x.wrapping_mul(5)).collect::<Vec<_>>());
     assert_eq!(v.par_iter().map_init(|| 7u32, |k, &x| x ^ *k).collect::<Vec<_>>(), v.iter().map(|&x| x ^ 7).collect::<Vec<_>>());
+    // No serial run is shorter than `with_min_len` (unless all is) or longer
+    // than `with_max_len`: `fold` yields one value per run.
+    let runs: Vec<usize> = v.par_iter().with_min_len(split).fold(|| 0, |k, _| k + 1).collect();
+    assert!(runs.iter().all(|&k| k >= split || k == n), "min {split}: {runs:?}");
+    let runs: Vec<usize> = v.par_iter().with_max_len(split).fold(|| 0, |k, _| k + 1).collect();
+    assert!(runs.iter().all(|&k| k <= split), "max {split}: {runs:?}");
     // indexed `map_with`/`map_init`: each piece has its own value
     let mut out = Vec::new();
     v.par_iter().map_with(2u32, |k, &x| x * *k).collect_into_vec(&mut out);

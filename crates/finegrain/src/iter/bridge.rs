@@ -111,7 +111,8 @@ where
             let (l, r) = crate::join(|| helper(mid, sp, lp, lc), || helper(len - mid, sp.migrated(origin), rp, rc));
             return join_acc(acc, red.reduce(l, r));
         }
-        if len <= chunk {
+        // The rest after a chunk must not fall below `with_min_len` either.
+        if len < chunk + sp.min {
             return join_acc(acc, producer.fold_with(consumer.into_folder()).complete());
         }
         let g = chunk;
