@@ -99,6 +99,30 @@ fn all_checks() {
     assert_eq!(r, if v.contains(&100) { Err(100) } else { Ok(()) });
     let r: Option<()> = v.par_iter().try_for_each_init(|| 0u64, |k, &x| (x + *k < 20_000).then_some(()));
     assert_eq!(r, Some(()));
+    // skip_any/take_any, partition_map, try_reduce_with, try_fold_with, unzip_into_vecs, collect_vec_list
+    assert_eq!(v.par_iter().skip_any(100).count(), v.len() - 100);
+    let mut some: Vec<u64> = v.par_iter().copied().take_any(100).collect();
+    assert_eq!(some.len(), 100);
+    some.sort();
+    some.dedup();
+    assert!(some.iter().all(|x| v.contains(x)));
+    use finegrain::iter::Either;
+    let (l, r): (Vec<u64>, Vec<String>) = v.par_iter().partition_map(|&x| if x % 2 == 0 { Either::Left(x) } else { Either::Right(x.to_string()) });
+    assert_eq!(l, v.iter().copied().filter(|x| x % 2 == 0).collect::<Vec<_>>());
+    assert_eq!(r, v.iter().filter(|&&x| x % 2 == 1).map(|x| x.to_string()).collect::<Vec<_>>());
+    assert_eq!(v.par_iter().map(|&x| Some(x)).try_reduce_with(|a, b| a.checked_add(b)), Some(Some(v.iter().sum())));
+    assert_eq!(Vec::<u64>::new().par_iter().map(|&x| Some(x)).try_reduce_with(|a, b| a.checked_add(b)), None);
+    assert_eq!(
+        v.par_iter().map(|&x| Ok::<u64, u64>(x)).try_reduce_with(|a, b| if a + b > 1000 { Err(a + b) } else { Ok(a + b) }).map(|r| r.is_err()),
+        Some(true)
+    );
+    let tf: Result<u64, ()> = v.par_iter().try_fold_with(0u64, |a, &x| Ok(a + x)).try_reduce(|| 0, |a, b| Ok(a + b));
+    assert_eq!(tf, Ok(v.iter().sum()));
+    let (mut a, mut b) = (vec![9u64], vec![]);
+    v.par_iter().map(|&x| (x, x + 1)).unzip_into_vecs(&mut a, &mut b);
+    assert_eq!(a, v);
+    assert_eq!(b, v.iter().map(|x| x + 1).collect::<Vec<_>>());
+    assert_eq!(v.par_iter().copied().collect_vec_list().into_iter().flatten().collect::<Vec<_>>(), v);
     let mut m = v.clone();
     m.par_iter_mut().for_each(|x| *x += 1);
     assert_eq!(m, v.iter().map(|x| x + 1).collect::<Vec<_>>());

@@ -6,7 +6,6 @@
 use super::bridge::in_worker;
 use super::plumbing::{Consumer, Folder, Reducer, UnindexedConsumer};
 use super::par_iter::{IntoParallelIterator, ParallelExtend, ParallelIterator};
-use std::collections::LinkedList;
 use std::marker::PhantomData;
 use std::mem::{self, MaybeUninit};
 use std::ptr;
@@ -117,75 +116,13 @@ impl<'c, T> Reducer<CollectResult<'c, T>> for CollectReducer {
     }
 }
 
-/// Every item, in order, as a list of vectors (one per serial run).
-pub(super) fn collect_list<I: ParallelIterator>(iter: I) -> LinkedList<Vec<I::Item>> {
-    in_worker(|| iter.drive_unindexed(ListVec))
-}
-
-struct ListVec;
-
-impl<T: Send> Consumer<T> for ListVec {
-    type Folder = VecFolder<T>;
-    type Reducer = ListVec;
-    type Result = LinkedList<Vec<T>>;
-    fn split_at(self, _: usize) -> (Self, Self, Self) {
-        (ListVec, ListVec, ListVec)
-    }
-    fn into_folder(self) -> VecFolder<T> {
-        VecFolder(Vec::new())
-    }
-    fn full(&self) -> bool {
-        false
-    }
-}
-
-impl<T: Send> UnindexedConsumer<T> for ListVec {
-    fn split_off_left(&self) -> Self {
-        ListVec
-    }
-    fn to_reducer(&self) -> Self {
-        ListVec
-    }
-}
-
-impl<T> Reducer<LinkedList<Vec<T>>> for ListVec {
-    fn reduce(self, mut left: LinkedList<Vec<T>>, mut right: LinkedList<Vec<T>>) -> LinkedList<Vec<T>> {
-        left.append(&mut right);
-        left
-    }
-}
-
-struct VecFolder<T>(Vec<T>);
-
-impl<T> Folder<T> for VecFolder<T> {
-    type Result = LinkedList<Vec<T>>;
-    fn consume(mut self, item: T) -> Self {
-        self.0.push(item);
-        self
-    }
-    fn consume_iter<I: IntoIterator<Item = T>>(mut self, iter: I) -> Self {
-        self.0.extend(iter);
-        self
-    }
-    fn complete(self) -> LinkedList<Vec<T>> {
-        let mut l = LinkedList::new();
-        if !self.0.is_empty() {
-            l.push_back(self.0);
-        }
-        l
-    }
-    fn full(&self) -> bool {
-        false
-    }
-}
-
 impl<T: Send> ParallelExtend<T> for Vec<T> {
     fn par_extend<I: IntoParallelIterator<Item = T>>(&mut self, par_iter: I) {
         let iter = par_iter.into_par_iter();
         match iter.opt_len() {
             Some(len) => collect_exact(self, len, |c| iter.drive_unindexed(c)),
             None => {
-                let list = collect_list(iter);
+                let list = iter.collect_vec_list();
                 self.reserve(list.iter().map(Vec::len).sum());
                 for mut v in list {
                     self.append(&mut v);

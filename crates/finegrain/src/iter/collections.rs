@@ -3,7 +3,6 @@
 //! as targets (`collect`, `par_extend`: items gathered per task, then added
 //! in order), plus `collect` into `String`, `()`, `Result` and `Option`.
 
-use super::collect::collect_list;
 use super::par_iter::{FromParallelIterator, IntoParallelIterator, ParallelExtend, ParallelIterator};
 use std::borrow::Cow;
 use std::collections::{BTreeMap, BTreeSet, BinaryHeap, HashMap, HashSet, LinkedList, VecDeque};
@@ -48,7 +47,7 @@ macro_rules! extend_serially {
     ($([$($g:tt)*] $item:ty => $t:ty { $($w:tt)* })*) => {$(
         impl<$($g)*> ParallelExtend<$item> for $t where $item: Send, $($w)* {
             fn par_extend<I: IntoParallelIterator<Item = $item>>(&mut self, par_iter: I) {
-                let list = collect_list(par_iter.into_par_iter());
+                let list = par_iter.into_par_iter().collect_vec_list();
                 for v in list {
                     self.extend(v);
                 }
@@ -78,7 +77,7 @@ extend_serially! {
 
 impl<'a> ParallelExtend<&'a str> for String {
     fn par_extend<I: IntoParallelIterator<Item = &'a str>>(&mut self, par_iter: I) {
-        for v in collect_list(par_iter.into_par_iter()) {
+        for v in par_iter.into_par_iter().collect_vec_list() {
             self.extend(v);
         }
     }

@@ -3,6 +3,7 @@
 //! [`ParallelIterator`](super::ParallelIterator) drive them.
 
 use super::plumbing::{Consumer, Folder, NoopReducer, Reducer, UnindexedConsumer};
+use std::collections::LinkedList;
 use std::iter::{Product, Sum};
 use std::marker::PhantomData;
 
@@ -209,6 +210,64 @@ impl<T, S, O: ArithOp<T, S> + ArithOp<S, S>> Folder<T> for ArithFolder<S, O> {
     }
     fn complete(self) -> S {
         self.acc
+    }
+    fn full(&self) -> bool {
+        false
+    }
+}
+
+/// Gathers each serial run into a `Vec`, and the runs into a list, in order.
+pub(super) struct ListVec;
+
+impl<T: Send> Consumer<T> for ListVec {
+    type Folder = VecFolder<T>;
+    type Reducer = ListVec;
+    type Result = LinkedList<Vec<T>>;
+    fn split_at(self, _: usize) -> (Self, Self, Self) {
+        (ListVec, ListVec, ListVec)
+    }
+    fn into_folder(self) -> VecFolder<T> {
+        VecFolder(Vec::new())
+    }
+    fn full(&self) -> bool {
+        false
+    }
+}
+
+impl<T: Send> UnindexedConsumer<T> for ListVec {
+    fn split_off_left(&self) -> Self {
+        ListVec
+    }
+    fn to_reducer(&self) -> Self {
+        ListVec
+    }
+}
+
+impl<T> Reducer<LinkedList<Vec<T>>> for ListVec {
+    fn reduce(self, mut left: LinkedList<Vec<T>>, mut right: LinkedList<Vec<T>>) -> LinkedList<Vec<T>> {
+        left.append(&mut right);
+        left
+    }
+}
+
+pub(super) struct VecFolder<T>(Vec<T>);
+
+impl<T> Folder<T> for VecFolder<T> {
+    type Result = LinkedList<Vec<T>>;
+    fn consume(mut self, item: T) -> Self {
+        self.0.push(item);
+        self
+    }
+    fn consume_iter<I: IntoIterator<Item = T>>(mut self, iter: I) -> Self {
+        self.0.extend(iter);
+        self
+    }
+    fn complete(self) -> LinkedList<Vec<T>> {
+        let mut l = LinkedList::new();
+        if !self.0.is_empty() {
+            l.push_back(self.0);
+        }
+        l
     }
     fn full(&self) -> bool {
         false

@@ -34,6 +34,14 @@ pub trait IndexedParallelIterator: ParallelIterator {
         collect_exact(target, len, |c| self.drive(c));
     }
 
+    /// Split pairs into `left` and `right`, replacing their contents.
+    fn unzip_into_vecs<A: Send, B: Send>(self, left: &mut Vec<A>, right: &mut Vec<B>)
+    where
+        Self: IndexedParallelIterator<Item = (A, B)>,
+    {
+        (*left, *right) = self.unzip();
+    }
+
     /// Pairs of this iterator's and `other`'s items, as long as the shorter.
     fn zip<Z: IntoParallelIterator>(self, other: Z) -> Zip<Self, Z::Iter>
     where

@@ -27,6 +27,7 @@ mod chunks;
 mod collect;
 mod collections;
 mod consume;
+mod either;
 mod enumerate;
 mod filter;
 mod find;
@@ -57,6 +58,7 @@ pub use self::{
         Chain, Chunks, Cloned, ClonedOp, Copied, CopiedOp, Enumerate, Filter, FilterMap, FlatMap, FlatMapIter, Flatten, FlattenIter, Fold, Inspect,
         InspectOp, Map, MapInit, MapWith, MaxLen, MinLen, Rev, Skip, StepBy, Take, TryFold, Update, UpdateOp, WhileSome, Zip, ZipEq,
     },
+    either::Either,
     indexed::IndexedParallelIterator,
     map::MapOp,
     once::{empty, once, repeat_n, repeatn},

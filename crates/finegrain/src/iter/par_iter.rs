@@ -6,7 +6,12 @@ use super::adapters::{
     MapWith, TryFold, Update, UpdateOp, WhileSome,
 };
 use super::bridge::in_worker;
-use super::consume::{Arith, ForEach, ProductOp, ReduceConsumer, SumOp};
+use super::consume::{Arith, ForEach, ListVec, ProductOp, ReduceConsumer, SumOp};
+use super::either::Either;
+use std::collections::LinkedList;
+use std::ops::ControlFlow;
+use std::sync::atomic::{AtomicUsize, Ordering as AtomicOrdering};
+use std::sync::Arc;
 use super::find::{FindAny, FindOrdered, Side};
 use super::plumbing::UnindexedConsumer;
 use super::try_ops::{Try, TryReduce};
@@ -113,6 +118,33 @@ pub trait ParallelIterator: Sized + Send {
         in_worker(|| self.drive_unindexed(TryReduce::new(&identity, &op, &failed)))
     }
 
+    /// Like `reduce_with` with a fallible `op`: `None` when there are no
+    /// items, else the result or the first failure met.
+    fn try_reduce_with<T, OP>(self, op: OP) -> Option<Self::Item>
+    where
+        OP: Fn(T, T) -> Self::Item + Sync + Send,
+        Self::Item: Try<Output = T>,
+        T: Send,
+        <Self::Item as Try>::Residual: Send,
+    {
+        let lift = |r: Self::Item| match r.branch() {
+            ControlFlow::Continue(t) => ControlFlow::Continue(Some(t)),
+            ControlFlow::Break(e) => ControlFlow::Break(e),
+        };
+        let r = self.map(lift).try_reduce(
+            || None,
+            |a, b| match (a, b) {
+                (Some(a), Some(b)) => lift(op(a, b)),
+                (x, None) | (None, x) => ControlFlow::Continue(x),
+            },
+        );
+        match r {
+            ControlFlow::Continue(None) => None,
+            ControlFlow::Continue(Some(t)) => Some(Self::Item::from_output(t)),
+            ControlFlow::Break(e) => Some(Self::Item::from_residual(e)),
+        }
+    }
+
     /// Fold the items of each task into one value per task (the result is a
     /// parallel iterator over those values).
     fn fold<T, ID, F>(self, identity: ID, fold_op: F) -> Fold<Self, ID, F>
@@ -142,6 +174,16 @@ pub trait ParallelIterator: Sized + Send {
         R: Try<Output = T> + Send,
     {
         TryFold::new(self, identity, fold_op, std::marker::PhantomData)
+    }
+
+    /// `try_fold` starting each task from a clone of `init`.
+    fn try_fold_with<T, R, F>(self, init: T, fold_op: F) -> TryFold<Self, R, impl Fn() -> T + Sync + Send, F>
+    where
+        F: Fn(T, Self::Item) -> R + Sync + Send,
+        T: Send + Clone + Sync,
+        R: Try<Output = T> + Send,
+    {
+        TryFold::new(self, move || init.clone(), fold_op, std::marker::PhantomData)
     }
 
     /// The sum of the items.
@@ -244,6 +286,28 @@ pub trait ParallelIterator: Sized + Send {
     /// `Result<C, E>`, `Option<C>`, ...), in order where the collection has one.
     fn collect<C: FromParallelIterator<Self::Item>>(self) -> C {
         C::from_par_iter(self)
+    }
+
+    /// Every item, in order, as a list of the vectors the serial runs
+    /// gathered.
+    fn collect_vec_list(self) -> LinkedList<Vec<Self::Item>> {
+        in_worker(|| self.drive_unindexed(ListVec))
+    }
+
+    /// Each item into the left or the right collection, as `f` says.
+    fn partition_map<A, B, P, L, R>(self, f: P) -> (A, B)
+    where
+        A: Default + Send + ParallelExtend<L>,
+        B: Default + Send + ParallelExtend<R>,
+        P: Fn(Self::Item) -> Either<L, R> + Sync + Send,
+        L: Send,
+        R: Send,
+    {
+        self.map(|x| match f(x) {
+            Either::Left(l) => (Some(l), None),
+            Either::Right(r) => (None, Some(r)),
+        })
+        .unzip_opt()
     }
 
     /// Split pairs into two collections.
@@ -385,6 +449,18 @@ pub trait ParallelIterator: Sized + Send {
         Self: ParallelIterator<Item = Option<T>>,
     {
         WhileSome::new(self)
+    }
+
+    /// All but some `n` items (which ones is not specified).
+    fn skip_any(self, n: usize) -> impl ParallelIterator<Item = Self::Item> {
+        let seen = AtomicUsize::new(0);
+        self.filter(move |_| seen.load(AtomicOrdering::Relaxed) >= n || seen.fetch_add(1, AtomicOrdering::Relaxed) >= n)
+    }
+
+    /// Some `n` items (which ones is not specified); stops once it has them.
+    fn take_any(self, n: usize) -> impl ParallelIterator<Item = Self::Item> {
+        let taken = Arc::new(AtomicUsize::new(0));
+        self.map(move |x| (taken.load(AtomicOrdering::Relaxed) < n && taken.fetch_add(1, AtomicOrdering::Relaxed) < n).then_some(x)).while_some()
     }
 
     /// This iterator's items, then `other`'s.
