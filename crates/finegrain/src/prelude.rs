@@ -4,5 +4,5 @@
 
 pub use crate::iter::{
     FromParallelIterator, IndexedParallelIterator, IntoParallelIterator, IntoParallelRefIterator, IntoParallelRefMutIterator, ParallelBridge,
-    ParallelExtend, ParallelIterator, ParallelSlice, ParallelSliceMut, ParallelString,
+    ParallelDrainRange, ParallelExtend, ParallelIterator, ParallelSlice, ParallelSliceMut, ParallelString,
 };

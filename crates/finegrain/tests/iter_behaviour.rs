@@ -129,6 +129,14 @@ fn panics_reach_the_caller_under_every_policy() {
         assert_eq!(drops.swap(0, Ordering::Relaxed), 10_000, "{spec}: drops after an early stop");
         drop(p.install(|| make().into_par_iter().skip(100).take(50).collect::<Vec<_>>()));
         assert_eq!(drops.swap(0, Ordering::Relaxed), 10_000, "{spec}: drops after skip/take");
+        // `par_drain`: the drained items dropped once, the rest kept, after a panic too.
+        let mut w = make();
+        let r = p.install(|| catch_unwind(AssertUnwindSafe(|| w.par_drain(1000..9000).for_each(|t| assert!(t.1 != 5555, "drained")))));
+        assert!(r.is_err());
+        assert_eq!(drops.swap(0, Ordering::Relaxed), 8000, "{spec}: drops after a panicking drain");
+        assert_eq!(w.iter().map(|t| t.1).collect::<Vec<_>>(), (0..1000).chain(9000..10_000).collect::<Vec<_>>());
+        drop(w);
+        assert_eq!(drops.swap(0, Ordering::Relaxed), 2000);
         // A sort whose comparison panics leaves each item in the slice once.
         for unstable in [false, true] {
             let mut v: Vec<Tracked> = make();

@@ -123,6 +123,26 @@ fn all_checks() {
     assert_eq!(a, v);
     assert_eq!(b, v.iter().map(|x| x + 1).collect::<Vec<_>>());
     assert_eq!(v.par_iter().copied().collect_vec_list().into_iter().flatten().collect::<Vec<_>>(), v);
+    // par_rchunks(_exact)(_mut), par_drain
+    assert_eq!(v.par_rchunks(7).map(|c| c.iter().sum::<u64>()).collect::<Vec<_>>(), v.rchunks(7).map(|c| c.iter().sum::<u64>()).collect::<Vec<_>>());
+    assert_eq!(v.par_rchunks_exact(7).map(|c| c[0]).collect::<Vec<_>>(), v.rchunks_exact(7).map(|c| c[0]).collect::<Vec<_>>());
+    let (mut a, mut b) = (v.clone(), v.clone());
+    a.par_rchunks_mut(9).for_each(|c| c.reverse());
+    b.rchunks_mut(9).for_each(|c| c.reverse());
+    assert_eq!(a, b);
+    a.par_rchunks_exact_mut(4).for_each(|c| c[0] = 0);
+    b.rchunks_exact_mut(4).for_each(|c| c[0] = 0);
+    assert_eq!(a, b);
+    let mut w = v.clone();
+    let d: Vec<u64> = w.par_drain(100..5000).collect();
+    assert_eq!(d, v[100..5000]);
+    assert_eq!(w, [&v[..100], &v[5000..]].concat());
+    drop(w.par_drain(..10));
+    assert_eq!(w, [&v[10..100], &v[5000..]].concat());
+    let n = w.len();
+    assert_eq!(w.par_drain(n - 5..).count(), 5);
+    assert_eq!(w.par_drain(..).map(|x| x + 1).sum::<u64>(), [&v[10..100], &v[5000..v.len() - 5]].concat().iter().map(|x| x + 1).sum::<u64>());
+    assert!(w.is_empty());
     let mut m = v.clone();
     m.par_iter_mut().for_each(|x| *x += 1);
     assert_eq!(m, v.iter().map(|x| x + 1).collect::<Vec<_>>());

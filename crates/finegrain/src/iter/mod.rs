@@ -42,9 +42,11 @@ mod par_bridge;
 mod par_iter;
 pub mod plumbing;
 mod range;
+mod ref_iter;
 mod rev;
 mod skip_take;
 mod slice;
+mod slice_split;
 mod sort;
 mod sort_unstable;
 mod step_by;
@@ -63,11 +65,12 @@ pub use self::{
     map::MapOp,
     once::{empty, once, repeat_n, repeatn},
     par_bridge::{IterBridge, ParallelBridge},
-    par_iter::{FromParallelIterator, IntoParallelIterator, IntoParallelRefIterator, IntoParallelRefMutIterator, ParallelExtend, ParallelIterator},
+    par_iter::{FromParallelIterator, IntoParallelIterator, ParallelExtend, ParallelIterator},
+    ref_iter::{IntoParallelRefIterator, IntoParallelRefMutIterator},
     range::{RangeInt, RangeIter},
     slice::{ParallelSlice, ParallelSliceMut},
     string::ParallelString,
     try_ops::Try,
-    vec::IntoIter,
+    vec::{Drain, IntoIter, ParallelDrainRange},
 };
 

@@ -4,7 +4,8 @@
 //! parallel sorts (`sort.rs`, `sort_unstable.rs`).
 
 use super::indexed::bridge_indexed;
-use super::plumbing::{Consumer, Folder, Producer, ProducerCallback, UnindexedConsumer, UnindexedProducer};
+use super::plumbing::{Consumer, Producer, ProducerCallback, UnindexedConsumer};
+use super::slice_split::Split;
 use super::indexed::IndexedParallelIterator;
 use super::par_iter::{IntoParallelIterator, ParallelIterator};
 
@@ -198,6 +199,45 @@ impl<'a, T: Sync> Piece for WindowsOf<'a, T> {
     }
 }
 
+/// Chunks of `&[T]` counted from the end (`EXACT`: only whole ones; the
+/// remainder is at the front).
+#[derive(Debug)]
+pub struct RChunksOf<'a, T, const EXACT: bool>(&'a [T], usize);
+/// Chunks of `&mut [T]` counted from the end.
+#[derive(Debug)]
+pub struct RChunksMutOf<'a, T, const EXACT: bool>(&'a mut [T], usize);
+
+macro_rules! rchunks {
+    ($t:ident, $bound:ident, $item:ty, $split:ident, [$($exact:literal => $iter:ident, $method:ident, $len:expr;)*]) => {$(
+        impl<'a, T: $bound> Piece for $t<'a, T, $exact> {
+            type Item = $item;
+            type Iter = std::slice::$iter<'a, T>;
+            fn len(&self) -> usize {
+                #[allow(clippy::redundant_closure_call)]
+                ($len)(self.0.len(), self.1)
+            }
+            fn split_at(self, i: usize) -> (Self, Self) {
+                // The first `i` chunks are the last `i * size` items.
+                let at = self.0.len() - chunk_end(self.0.len(), self.1, i);
+                let (front, back) = self.0.$split(at);
+                ($t(back, self.1), $t(front, self.1))
+            }
+            fn iter(self) -> Self::Iter {
+                self.0.$method(self.1)
+            }
+        }
+    )*};
+}
+
+rchunks!(RChunksOf, Sync, &'a [T], split_at, [
+    false => RChunks, rchunks, |n: usize, s: usize| n.div_ceil(s);
+    true => RChunksExact, rchunks_exact, |n: usize, s: usize| n / s;
+]);
+rchunks!(RChunksMutOf, Send, &'a mut [T], split_at_mut, [
+    false => RChunksMut, rchunks_mut, |n: usize, s: usize| n.div_ceil(s);
+    true => RChunksExactMut, rchunks_exact_mut, |n: usize, s: usize| n / s;
+]);
+
 /// `par_iter()` over a slice.
 pub type Iter<'a, T> = Par<Items<'a, T>>;
 /// `par_iter_mut()` over a slice.
@@ -212,6 +252,14 @@ pub type ChunksMut<'a, T> = Par<ChunksMutOf<'a, T, false>>;
 pub type ChunksExactMut<'a, T> = Par<ChunksMutOf<'a, T, true>>;
 /// `par_windows`.
 pub type Windows<'a, T> = Par<WindowsOf<'a, T>>;
+/// `par_rchunks`.
+pub type RChunks<'a, T> = Par<RChunksOf<'a, T, false>>;
+/// `par_rchunks_exact`.
+pub type RChunksExact<'a, T> = Par<RChunksOf<'a, T, true>>;
+/// `par_rchunks_mut`.
+pub type RChunksMut<'a, T> = Par<RChunksMutOf<'a, T, false>>;
+/// `par_rchunks_exact_mut`.
+pub type RChunksExactMut<'a, T> = Par<RChunksMutOf<'a, T, true>>;
 
 impl<'a, T: Sync> IntoParallelIterator for &'a [T] {
     type Iter = Iter<'a, T>;
@@ -278,6 +326,18 @@ pub trait ParallelSlice<T: Sync> {
         Par(ChunksOf(self.as_parallel_slice(), size))
     }
 
+    /// Chunks of `size` from the end (the first may be shorter).
+    fn par_rchunks(&self, size: usize) -> RChunks<'_, T> {
+        assert!(size != 0, "par_rchunks: size must not be zero");
+        Par(RChunksOf(self.as_parallel_slice(), size))
+    }
+
+    /// Chunks of exactly `size` from the end; the remainder at the front is left out.
+    fn par_rchunks_exact(&self, size: usize) -> RChunksExact<'_, T> {
+        assert!(size != 0, "par_rchunks_exact: size must not be zero");
+        Par(RChunksOf(self.as_parallel_slice(), size))
+    }
+
     /// Every window of `size` consecutive items.
     fn par_windows(&self, size: usize) -> Windows<'_, T> {
         assert!(size != 0, "par_windows: size must not be zero");
@@ -286,7 +346,7 @@ pub trait ParallelSlice<T: Sync> {
 
     /// The subslices between items matching `sep` (as `slice::split`).
     fn par_split<P: Fn(&T) -> bool + Sync + Send>(&self, sep: P) -> Split<'_, T, P> {
-        Split { slice: self.as_parallel_slice(), sep }
+        Split::new(self.as_parallel_slice(), sep)
     }
 }
 
@@ -311,6 +371,18 @@ pub trait ParallelSliceMut<T: Send> {
     fn par_chunks_exact_mut(&mut self, size: usize) -> ChunksExactMut<'_, T> {
         assert!(size != 0, "par_chunks_exact_mut: size must not be zero");
         Par(ChunksMutOf(self.as_parallel_slice_mut(), size))
+    }
+
+    /// Mutable chunks of `size` from the end (the first may be shorter).
+    fn par_rchunks_mut(&mut self, size: usize) -> RChunksMut<'_, T> {
+        assert!(size != 0, "par_rchunks_mut: size must not be zero");
+        Par(RChunksMutOf(self.as_parallel_slice_mut(), size))
+    }
+
+    /// Mutable chunks of exactly `size` from the end.
+    fn par_rchunks_exact_mut(&mut self, size: usize) -> RChunksExactMut<'_, T> {
+        assert!(size != 0, "par_rchunks_exact_mut: size must not be zero");
+        Par(RChunksMutOf(self.as_parallel_slice_mut(), size))
     }
 
     /// Stable sort (parallel merge sort).
@@ -358,59 +430,5 @@ pub trait ParallelSliceMut<T: Send> {
 impl<T: Send> ParallelSliceMut<T> for [T] {
     fn as_parallel_slice_mut(&mut self) -> &mut [T] {
         self
-    }
-}
-
-/// `par_split`'s iterator (unindexed: the pieces are found by scanning).
-#[derive(Clone, Debug)]
-#[must_use = "iterators are lazy"]
-pub struct Split<'a, T, P> {
-    slice: &'a [T],
-    sep: P,
-}
-
-impl<'a, T: Sync, P: Fn(&T) -> bool + Sync + Send> ParallelIterator for Split<'a, T, P> {
-    type Item = &'a [T];
-    fn drive_unindexed<C: UnindexedConsumer<&'a [T]>>(self, consumer: C) -> C::Result {
-        let p = SplitProducer { slice: self.slice, sep: &self.sep, tail: true };
-        super::bridge::bridge_unindexed(p, consumer)
-    }
-}
-
-/// A part of the slice; every piece in it ends at a separator, except the
-/// last one when `tail` (the part holds the slice's end).
-struct SplitProducer<'a, 'p, T, P> {
-    slice: &'a [T],
-    sep: &'p P,
-    tail: bool,
-}
-
-impl<'a, T: Sync, P: Fn(&T) -> bool + Sync> UnindexedProducer for SplitProducer<'a, '_, T, P> {
-    type Item = &'a [T];
-    fn split(self) -> (Self, Option<Self>) {
-        if self.slice.len() < 2 * 1024 {
-            return (self, None);
-        }
-        // Cut just after the separator nearest the middle (searching right,
-        // then left), so each side holds whole pieces.
-        let mid = self.slice.len() / 2;
-        let cut = match self.slice[mid..].iter().position(self.sep) {
-            Some(k) => mid + k + 1,
-            None => match self.slice[..mid].iter().rposition(self.sep) {
-                Some(k) => k + 1,
-                None => return (self, None),
-            },
-        };
-        let (l, r) = self.slice.split_at(cut);
-        (SplitProducer { slice: l, sep: self.sep, tail: false }, Some(SplitProducer { slice: r, ..self }))
-    }
-    fn fold_with<F: Folder<&'a [T]>>(self, folder: F) -> F {
-        let mut pieces = self.slice.split(self.sep);
-        // Without the tail, the part ends at a separator: `split` then
-        // yields a last, empty piece that belongs to the next part.
-        if !self.tail {
-            pieces.next_back();
-        }
-        folder.consume_iter(pieces)
     }
 }

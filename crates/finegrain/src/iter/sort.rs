@@ -201,7 +201,8 @@ unsafe fn merge_serial<T, F: Fn(&T, &T) -> bool>(a: *mut T, na: usize, b: *mut T
 /// permutation applied in place.
 pub(super) fn sort_by_cached_key<T: Send, K: Ord + Send, F: Fn(&T) -> K + Sync>(v: &mut [T], key: &F) {
     use super::indexed::IndexedParallelIterator;
-    use super::par_iter::{IntoParallelRefMutIterator, ParallelIterator};
+    use super::par_iter::ParallelIterator;
+    use super::ref_iter::IntoParallelRefMutIterator;
     let mut keys: Vec<(K, usize)> = v.par_iter_mut().enumerate().map(|(i, x)| (key(x), i)).collect();
     super::sort_unstable::quicksort(&mut keys, &<(K, usize)>::lt);
     // Follow each index to where its item has moved by now (as the standard

@@ -1,12 +1,14 @@
-//! Owned sources: `Vec<T>`, arrays and `Option<T>` by value (each item moved
-//! out exactly once; those never reached, because a consumer stopped early or
-//! a closure panicked, are dropped in place), and `Option` by reference.
+//! Owned sources: `Vec<T>`, arrays and `Option<T>` by value, and a range of a
+//! `Vec` drained (`par_drain`): each item is moved out exactly once, and those
+//! never reached (a consumer stopped early, a closure panicked) are dropped in
+//! place. And `Option` by reference.
 
 use super::indexed::bridge_indexed;
 use super::plumbing::{Consumer, Producer, ProducerCallback, UnindexedConsumer};
 use super::slice::{Items, ItemsMut, Par};
 use super::indexed::IndexedParallelIterator;
 use super::par_iter::{IntoParallelIterator, ParallelIterator};
+use std::ops::{Bound, RangeBounds};
 use std::{mem, ptr, slice};
 
 /// A `Vec`'s items by value.
@@ -84,17 +86,17 @@ impl<T: Send> IndexedParallelIterator for IntoIter<T> {
             vec.set_len(0);
             slice::from_raw_parts_mut(vec.as_mut_ptr(), len)
         };
-        callback.callback(Drain { items })
+        callback.callback(Owned { items })
     }
 }
 
 /// Owns the items of `items`: moves them out when iterated, drops them
 /// otherwise.
-struct Drain<'a, T> {
+struct Owned<'a, T> {
     items: &'a mut [T],
 }
 
-impl<T> Drop for Drain<'_, T> {
+impl<T> Drop for Owned<'_, T> {
     fn drop(&mut self) {
         // SAFETY: this producer owns the items still in `items` (split and
         // iterate leave it empty), and nothing reads them after this.
@@ -103,7 +105,7 @@ impl<T> Drop for Drain<'_, T> {
     }
 }
 
-impl<'a, T: Send> Producer for Drain<'a, T> {
+impl<'a, T: Send> Producer for Owned<'a, T> {
     type Item = T;
     type IntoIter = DrainIter<'a, T>;
     fn into_iter(mut self) -> DrainIter<'a, T> {
@@ -111,11 +113,11 @@ impl<'a, T: Send> Producer for Drain<'a, T> {
     }
     fn split_at(mut self, index: usize) -> (Self, Self) {
         let (l, r) = mem::take(&mut self.items).split_at_mut(index);
-        (Drain { items: l }, Drain { items: r })
+        (Owned { items: l }, Owned { items: r })
     }
 }
 
-/// The serial iterator of [`Drain`]: reads each item out once.
+/// The serial iterator of [`Owned`]: reads each item out once.
 struct DrainIter<'a, T> {
     iter: slice::IterMut<'a, T>,
 }
@@ -151,3 +153,103 @@ impl<T> DoubleEndedIterator for DrainIter<'_, T> {
 }
 
 impl<T> ExactSizeIterator for DrainIter<'_, T> {}
+
+/// `par_drain(range)`: the items of a range of a collection, moved out in
+/// parallel; the collection keeps the rest.
+pub trait ParallelDrainRange<Idx = usize> {
+    /// The iterator.
+    type Iter: ParallelIterator<Item = Self::Item>;
+    /// What it yields.
+    type Item: Send;
+    /// Drain `range` (panics if it is out of bounds).
+    fn par_drain<R: RangeBounds<Idx>>(self, range: R) -> Self::Iter;
+}
+
+impl<'a, T: Send> ParallelDrainRange<usize> for &'a mut Vec<T> {
+    type Iter = Drain<'a, T>;
+    type Item = T;
+    fn par_drain<R: RangeBounds<usize>>(self, range: R) -> Drain<'a, T> {
+        let len = self.len();
+        let start = match range.start_bound() {
+            Bound::Included(&s) => s,
+            Bound::Excluded(&s) => s.checked_add(1).expect("par_drain: start overflows"),
+            Bound::Unbounded => 0,
+        };
+        let end = match range.end_bound() {
+            Bound::Included(&e) => e.checked_add(1).expect("par_drain: end overflows"),
+            Bound::Excluded(&e) => e,
+            Bound::Unbounded => len,
+        };
+        assert!(start <= end && end <= len, "par_drain: range {start}..{end} out of bounds for length {len}");
+        Drain { vec: self, start, end, total: len, driven: false }
+    }
+}
+
+/// `par_drain`'s iterator. Dropped undriven, it drops the range's items;
+/// either way the items after the range move down to close the gap.
+#[derive(Debug)]
+#[must_use = "iterators are lazy"]
+pub struct Drain<'a, T> {
+    vec: &'a mut Vec<T>,
+    start: usize,
+    end: usize,
+    /// The vector's length before the drain.
+    total: usize,
+    /// A producer took the range's items.
+    driven: bool,
+}
+
+impl<T: Send> ParallelIterator for Drain<'_, T> {
+    type Item = T;
+    fn drive_unindexed<C: UnindexedConsumer<T>>(self, consumer: C) -> C::Result {
+        bridge_indexed(self, consumer)
+    }
+    fn opt_len(&self) -> Option<usize> {
+        Some(self.end - self.start)
+    }
+}
+
+impl<T: Send> IndexedParallelIterator for Drain<'_, T> {
+    fn len(&self) -> usize {
+        self.end - self.start
+    }
+    fn drive<C: Consumer<T>>(self, consumer: C) -> C::Result {
+        bridge_indexed(self, consumer)
+    }
+    fn with_producer<CB: ProducerCallback<T>>(mut self, callback: CB) -> CB::Output {
+        let (start, len) = (self.start, self.end - self.start);
+        self.driven = true;
+        // SAFETY: `start <= end <= vec.len()`. From here the producer owns
+        // the range's items and this `Drain` the tail after it (the vector
+        // stops at `start`); `drop` below moves the tail down afterwards,
+        // also when the callback unwinds.
+        let items = unsafe {
+            self.vec.set_len(start);
+            slice::from_raw_parts_mut(self.vec.as_mut_ptr().add(start), len)
+        };
+        callback.callback(Owned { items })
+    }
+}
+
+impl<T> Drop for Drain<'_, T> {
+    fn drop(&mut self) {
+        let (start, end, total) = (self.start, self.end, self.total);
+        // SAFETY: undriven, the range's items are still the vector's, and are
+        // dropped here exactly once (the length is cut first, so a panicking
+        // drop leaks the rest rather than dropping anything twice). Driven,
+        // the producer owned them and moved or dropped each. The tail
+        // `end..total` is initialised and owned here; moving it down to
+        // `start` (`ptr::copy` allows the overlap) is the only use of those
+        // slots, and the new length covers exactly what is initialised.
+        unsafe {
+            if !self.driven {
+                self.vec.set_len(start);
+                let range: *mut [T] = slice::from_raw_parts_mut(self.vec.as_mut_ptr().add(start), end - start);
+                ptr::drop_in_place(range);
+            }
+            let p = self.vec.as_mut_ptr();
+            ptr::copy(p.add(end), p.add(start), total - end);
+            self.vec.set_len(start + total - end);
+        }
+    }
+}
