@@ -196,8 +196,8 @@ pub trait ParallelIterator: Sized + Send {
         in_worker(|| self.drive_unindexed(Arith::<P, ProductOp>::new()))
     }
 
-    /// The least item (the first of equals, as `Iterator::min`... within a task;
-    /// across tasks, the leftmost).
+    /// The least item (the first of equals, as `Iterator::min`: partial
+    /// results are combined in order).
     fn min(self) -> Option<Self::Item>
     where
         Self::Item: Ord,
