@@ -244,7 +244,7 @@ impl<T> Drop for Drain<'_, T> {
         unsafe {
             if !self.driven {
                 self.vec.set_len(start);
-                let range: *mut [T] = slice::from_raw_parts_mut(self.vec.as_mut_ptr().add(start), end - start);
+                let range = ptr::slice_from_raw_parts_mut(self.vec.as_mut_ptr().add(start), end - start);
                 ptr::drop_in_place(range);
             }
             let p = self.vec.as_mut_ptr();
