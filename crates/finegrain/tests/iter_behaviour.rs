@@ -206,3 +206,15 @@ fn tasks_grow_with_demand_not_with_items() {
         }
     }
 }
+
+/// Recording a program that uses iterators (`finegrain::record`): the result
+/// is the serial one, and the drive is recorded as joins (the splits a large
+/// pool would make), not as one serial task nor a task per item.
+#[test]
+fn iterators_record_as_joins() {
+    use finegrain::taskgraph::{Meta, TaskKind};
+    let (v, g) = finegrain::record::record(Meta::synthetic("t", "iter", 0), || (0..100_000u64).into_par_iter().map(|x| x * 2).sum::<u64>()).unwrap();
+    assert_eq!(v, (0..100_000u64).map(|x| x * 2).sum::<u64>());
+    let joins = g.tasks.iter().filter(|t| t.kind == TaskKind::Join).count();
+    assert!((16..=1024).contains(&joins), "{joins} joins recorded");
+}

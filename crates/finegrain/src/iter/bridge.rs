@@ -44,7 +44,10 @@ struct Splitter {
 
 impl Splitter {
     fn new(len: usize, min: usize, max: usize) -> Self {
-        let threads = crate::pool::current_num_threads().max(1);
+        // The pool's threads; while recording (`record/`), those of the
+        // large pool a recording stands for, so the recorded graph has the
+        // splits a real run would make.
+        let threads = crate::pool::loop_threads().max(1);
         let min = min.max(1);
         let grain = (len / (threads * 64)).clamp(1, 1024).max(min);
         Splitter { budget: threads, threads, min, max, grain }
