@@ -53,6 +53,19 @@ fn check(v: &[u32], split: usize) {
     assert_eq!(v.par_windows(3).map(|w| w[1]).collect::<Vec<_>>(), v.windows(3).map(|w| w[1]).collect::<Vec<_>>());
     assert_eq!(v.par_split(|x| x % 10 == 0).map(|s| s.len()).collect::<Vec<_>>(), v.split(|x| x % 10 == 0).map(|s| s.len()).collect::<Vec<_>>());
     assert_eq!(v.par_iter().copied().chunks(split.max(1)).collect::<Vec<_>>(), nested);
+    assert_eq!(v.par_split_inclusive(|x| x % 10 == 0).collect::<Vec<_>>(), v.split_inclusive(|x| x % 10 == 0).collect::<Vec<_>>());
+    assert_eq!(v.par_chunk_by(|a, b| (a < b) == (*a < 500)).collect::<Vec<_>>(), v.chunk_by(|a, b| (a < b) == (*a < 500)).collect::<Vec<_>>());
+    let (mut m1, mut m2) = (v.to_vec(), v.to_vec());
+    m1.par_split_mut(|x| x % 7 == 0).for_each(|p| p.reverse());
+    m2.split_mut(|x| x % 7 == 0).for_each(|p| p.reverse());
+    assert_eq!(m1, m2);
+    m1.par_split_inclusive_mut(|x| x % 5 == 0).for_each(|p| p.sort());
+    m2.split_inclusive_mut(|x| x % 5 == 0).for_each(|p| p.sort());
+    assert_eq!(m1, m2);
+    m1.par_chunk_by_mut(|a, b| a <= b).for_each(|p| p.reverse());
+    m2.chunk_by_mut(|a, b| a <= b).for_each(|p| p.reverse());
+    assert_eq!(m1, m2);
+
     let seen = std::sync::atomic::AtomicUsize::new(0);
     assert_eq!(
         v.par_iter()

@@ -125,11 +125,8 @@ fn main() {
             }
         }
         let meds: Vec<f64> = times.iter_mut().map(|v| median(v)).collect();
-        let cells: Vec<String> = meds
-            .iter()
-            .enumerate()
-            .map(|(i, &m)| if i == 0 { format!("{m:.2} ms") } else { format!("{m:.2} ms ({:.2}x)", m / meds[0]) })
-            .collect();
+        let cells: Vec<String> =
+            meds.iter().enumerate().map(|(i, &m)| if i == 0 { format!("{m:.2} ms") } else { format!("{m:.2} ms ({:.2}x)", m / meds[0]) }).collect();
         println!("| `{w}` | {} |", cells.join(" | "));
     }
 }

@@ -5,7 +5,7 @@
 
 use super::indexed::bridge_indexed;
 use super::plumbing::{Consumer, Producer, ProducerCallback, UnindexedConsumer};
-use super::slice_split::Split;
+use super::slice_split::{chunk_by_on, split_inclusive_on, split_on, ChunkBy, ChunkByMut, Pieces, Split, SplitInclusive, SplitInclusiveMut, SplitMut};
 use super::indexed::IndexedParallelIterator;
 use super::par_iter::{IntoParallelIterator, ParallelIterator};
 
@@ -346,7 +346,17 @@ pub trait ParallelSlice<T: Sync> {
 
     /// The subslices between items matching `sep` (as `slice::split`).
     fn par_split<P: Fn(&T) -> bool + Sync + Send>(&self, sep: P) -> Split<'_, T, P> {
-        Split::new(self.as_parallel_slice(), sep)
+        Pieces::new(self.as_parallel_slice(), split_on(sep))
+    }
+
+    /// The subslices each ending with a separator (as `slice::split_inclusive`).
+    fn par_split_inclusive<P: Fn(&T) -> bool + Sync + Send>(&self, sep: P) -> SplitInclusive<'_, T, P> {
+        Pieces::new(self.as_parallel_slice(), split_inclusive_on(sep))
+    }
+
+    /// The runs of items that `same` joins pairwise (as `slice::chunk_by`).
+    fn par_chunk_by<P: Fn(&T, &T) -> bool + Sync + Send>(&self, same: P) -> ChunkBy<'_, T, P> {
+        Pieces::new(self.as_parallel_slice(), chunk_by_on(same))
     }
 }
 
@@ -383,6 +393,21 @@ pub trait ParallelSliceMut<T: Send> {
     fn par_rchunks_exact_mut(&mut self, size: usize) -> RChunksExactMut<'_, T> {
         assert!(size != 0, "par_rchunks_exact_mut: size must not be zero");
         Par(RChunksMutOf(self.as_parallel_slice_mut(), size))
+    }
+
+    /// Mutable subslices between items matching `sep` (as `slice::split_mut`).
+    fn par_split_mut<P: Fn(&T) -> bool + Sync + Send>(&mut self, sep: P) -> SplitMut<'_, T, P> {
+        Pieces::new(self.as_parallel_slice_mut(), split_on(sep))
+    }
+
+    /// Mutable subslices each ending with a separator.
+    fn par_split_inclusive_mut<P: Fn(&T) -> bool + Sync + Send>(&mut self, sep: P) -> SplitInclusiveMut<'_, T, P> {
+        Pieces::new(self.as_parallel_slice_mut(), split_inclusive_on(sep))
+    }
+
+    /// Mutable runs of items that `same` joins pairwise.
+    fn par_chunk_by_mut<P: Fn(&T, &T) -> bool + Sync + Send>(&mut self, same: P) -> ChunkByMut<'_, T, P> {
+        Pieces::new(self.as_parallel_slice_mut(), chunk_by_on(same))
     }
 
     /// Stable sort (parallel merge sort).
