@@ -65,11 +65,18 @@ fn all_checks() {
     w.par_sort_by_key(|p| p.0);
     e.sort_by_key(|p| p.0);
     assert_eq!(w, e);
-    let text = "the quick brown fox\njumps over\n\nthe lazy dog ".repeat(500);
+    let text = "the quick brown fox\njumps ovér\n\nthe lazy dog ,, ".repeat(500) + "end\n\n";
     assert_eq!(text.par_lines().collect::<Vec<_>>(), text.lines().collect::<Vec<_>>());
     assert_eq!(text.par_split_whitespace().collect::<Vec<_>>(), text.split_whitespace().collect::<Vec<_>>());
     assert_eq!(text.par_split(' ').collect::<Vec<_>>(), text.split(' ').collect::<Vec<_>>());
     assert_eq!(text.par_chars().collect::<String>(), text);
+    assert_eq!(text.par_split_inclusive(' ').collect::<Vec<_>>(), text.split_inclusive(' ').collect::<Vec<_>>());
+    assert_eq!(text.par_split_terminator('\n').collect::<Vec<_>>(), text.split_terminator('\n').collect::<Vec<_>>());
+    assert_eq!(text.par_split_terminator(|c: char| c == 'o').collect::<Vec<_>>(), text.split_terminator('o').collect::<Vec<_>>());
+    assert_eq!(text.par_split_ascii_whitespace().collect::<Vec<_>>(), text.split_ascii_whitespace().collect::<Vec<_>>());
+    assert_eq!(text.par_char_indices().collect::<Vec<_>>(), text.char_indices().collect::<Vec<_>>());
+    assert_eq!(text.par_bytes().map(u64::from).sum::<u64>(), text.bytes().map(u64::from).sum::<u64>());
+
     let total: usize = (0..10_000usize).par_bridge().sum();
     assert_eq!(total, (0..10_000).sum());
     let owned: Vec<String> = v.iter().map(|x| x.to_string()).collect();

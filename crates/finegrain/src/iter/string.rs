@@ -1,5 +1,7 @@
 //! Strings as sources: [`ParallelString`]'s `par_chars`, `par_char_indices`,
-//! `par_bytes`, `par_lines`, `par_split_whitespace`, `par_split`. All but
+//! `par_bytes`, `par_lines`, `par_split_whitespace`,
+//! `par_split_ascii_whitespace`, `par_split`, `par_split_inclusive`,
+//! `par_split_terminator`. All but
 //! `par_bytes` are unindexed: a string halves at a cut near its middle that
 //! falls between pieces (a char boundary, just after a newline or separator,
 //! at a whitespace char), so each half yields whole pieces.
@@ -59,6 +61,22 @@ pub trait ParallelString {
     /// Its parts between separators, as `str::split`.
     fn par_split<P: Pattern>(&self, sep: P) -> StrIter<'_, SplitOn<P>> {
         StrIter { s: self.as_parallel_string(), kind: SplitOn(sep) }
+    }
+
+    /// Its parts each ending with its separator, as `str::split_inclusive`.
+    fn par_split_inclusive<P: Pattern>(&self, sep: P) -> StrIter<'_, SplitInclusiveOn<P>> {
+        StrIter { s: self.as_parallel_string(), kind: SplitInclusiveOn(sep) }
+    }
+
+    /// Its parts between separators, without a last empty one, as
+    /// `str::split_terminator`.
+    fn par_split_terminator<P: Pattern>(&self, sep: P) -> StrIter<'_, SplitTerminatorOn<P>> {
+        StrIter { s: self.as_parallel_string(), kind: SplitTerminatorOn(sep) }
+    }
+
+    /// Its words separated by ASCII whitespace, as `str::split_ascii_whitespace`.
+    fn par_split_ascii_whitespace(&self) -> StrIter<'_, AsciiWhitespace> {
+        StrIter { s: self.as_parallel_string(), kind: AsciiWhitespace }
     }
 }
 
@@ -168,6 +186,48 @@ impl<P: Pattern> StrKind for SplitOn<P> {
             parts.next_back();
         }
         folder.consume_iter(parts)
+    }
+}
+
+/// `par_split_inclusive`.
+#[derive(Clone, Copy, Debug)]
+pub struct SplitInclusiveOn<P>(P);
+/// `par_split_terminator`.
+#[derive(Clone, Copy, Debug)]
+pub struct SplitTerminatorOn<P>(P);
+/// `par_split_ascii_whitespace`.
+#[derive(Clone, Copy, Debug)]
+pub struct AsciiWhitespace;
+
+impl<P: Pattern> StrKind for SplitInclusiveOn<P> {
+    type Item<'a> = &'a str;
+    fn cut(&self, s: &str) -> Option<usize> {
+        cut_after(s, |c| self.0.is_sep(c))
+    }
+    fn fold<'a, F: Folder<Self::Item<'a>>>(&self, s: &'a str, _: usize, _: bool, folder: F) -> F {
+        folder.consume_iter(s.split_inclusive(|c| self.0.is_sep(c)))
+    }
+}
+
+impl<P: Pattern> StrKind for SplitTerminatorOn<P> {
+    type Item<'a> = &'a str;
+    fn cut(&self, s: &str) -> Option<usize> {
+        cut_after(s, |c| self.0.is_sep(c))
+    }
+    fn fold<'a, F: Folder<Self::Item<'a>>>(&self, s: &'a str, _: usize, _: bool, folder: F) -> F {
+        // Every part but the tail ends with a separator, so its pieces are
+        // exactly `split_terminator`'s; the tail's too.
+        folder.consume_iter(s.split_terminator(|c| self.0.is_sep(c)))
+    }
+}
+
+impl StrKind for AsciiWhitespace {
+    type Item<'a> = &'a str;
+    fn cut(&self, s: &str) -> Option<usize> {
+        cut_after(s, |c| c.is_ascii_whitespace())
+    }
+    fn fold<'a, F: Folder<Self::Item<'a>>>(&self, s: &'a str, _: usize, _: bool, folder: F) -> F {
+        folder.consume_iter(s.split_ascii_whitespace())
     }
 }
 
