@@ -8,16 +8,15 @@ use super::adapters::{
 use super::bridge::in_worker;
 use super::consume::{Arith, ForEach, ListVec, ProductOp, ReduceConsumer, SumOp};
 use super::either::Either;
-use std::collections::LinkedList;
-use std::ops::ControlFlow;
-use std::sync::atomic::{AtomicUsize, Ordering as AtomicOrdering};
-use std::sync::Arc;
 use super::find::{FindAny, FindOrdered, Side};
 use super::plumbing::UnindexedConsumer;
 use super::try_ops::{Try, TryReduce};
-use std::sync::atomic::AtomicBool;
 use std::cmp::Ordering;
+use std::collections::LinkedList;
 use std::iter::{Product, Sum};
+use std::ops::ControlFlow;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering as AtomicOrdering};
+use std::sync::Arc;
 
 /// A parallel iterator: items produced in parallel and handed to a consumer.
 ///
