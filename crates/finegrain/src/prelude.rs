@@ -4,5 +4,5 @@
 
 pub use crate::iter::{
     FromParallelIterator, IndexedParallelIterator, IntoParallelIterator, IntoParallelRefIterator, IntoParallelRefMutIterator, ParallelBridge,
-    ParallelDrainRange, ParallelExtend, ParallelIterator, ParallelSlice, ParallelSliceMut, ParallelString,
+    ParallelDrainFull, ParallelDrainRange, ParallelExtend, ParallelIterator, ParallelSlice, ParallelSliceMut, ParallelString,
 };

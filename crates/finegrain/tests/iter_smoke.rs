@@ -150,6 +150,21 @@ fn all_checks() {
     assert_eq!(w.par_drain(n - 5..).count(), 5);
     assert_eq!(w.par_drain(..).map(|x| x + 1).sum::<u64>(), [&v[10..100], &v[5000..v.len() - 5]].concat().iter().map(|x| x + 1).sum::<u64>());
     assert!(w.is_empty());
+    // par_drain of the other collections
+    let mut hm: HashMap<u64, u64> = v.iter().map(|&x| (x, x + 1)).collect();
+    let n = hm.len();
+    assert_eq!(hm.par_drain().map(|(k, v)| v - k).sum::<u64>(), n as u64);
+    assert!(hm.is_empty());
+    let mut hs: HashSet<u64> = v.iter().copied().collect();
+    assert_eq!(hs.par_drain().count(), n);
+    let mut heap: std::collections::BinaryHeap<u64> = v.iter().copied().collect();
+    assert_eq!(heap.par_drain().sum::<u64>(), v.iter().sum::<u64>());
+    let mut dq: std::collections::VecDeque<u64> = v.iter().copied().collect();
+    assert_eq!(dq.par_drain(10..20).collect::<Vec<_>>(), v[10..20]);
+    assert_eq!(dq.len(), v.len() - 10);
+    let mut st = String::from("héllo wörld");
+    assert_eq!(st.par_drain(..6).collect::<String>(), "héllo");
+    assert_eq!(st, " wörld");
     let mut m = v.clone();
     m.par_iter_mut().for_each(|x| *x += 1);
     assert_eq!(m, v.iter().map(|x| x + 1).collect::<Vec<_>>());

@@ -27,6 +27,7 @@ mod chunks;
 mod collect;
 mod collections;
 mod consume;
+mod drain;
 mod either;
 mod enumerate;
 mod filter;
@@ -60,6 +61,7 @@ pub use self::{
         Chain, Chunks, Cloned, ClonedOp, Copied, CopiedOp, Enumerate, Filter, FilterMap, FlatMap, FlatMapIter, Flatten, FlattenIter, Fold, Inspect,
         InspectOp, Map, MapInit, MapWith, MaxLen, MinLen, Rev, Skip, StepBy, Take, TryFold, Update, UpdateOp, WhileSome, Zip, ZipEq,
     },
+    drain::ParallelDrainFull,
     either::Either,
     indexed::IndexedParallelIterator,
     map::MapOp,
