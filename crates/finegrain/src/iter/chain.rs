@@ -1,11 +1,9 @@
 //! `chain`: one iterator's items, then another's. Indexed when both are.
 
-use super::adapters::{Chain};
-use super::indexed::bridge_indexed;
+use super::adapters::Chain;
+use super::indexed::{bridge_indexed, IndexedParallelIterator};
 use super::plumbing::{Consumer, Producer, ProducerCallback, Reducer, UnindexedConsumer};
-use super::indexed::IndexedParallelIterator;
 use super::par_iter::ParallelIterator;
-
 
 impl<A: ParallelIterator, B: ParallelIterator<Item = A::Item>> ParallelIterator for Chain<A, B> {
     type Item = A::Item;

@@ -2,12 +2,9 @@
 //! given size (the last may be shorter). Indexed; a split falls on a chunk
 //! boundary.
 
-use super::adapters::{Chunks};
-use super::indexed::bridge_indexed;
-use super::indexed::indexed_par_iter;
+use super::adapters::Chunks;
+use super::indexed::{bridge_indexed, indexed_par_iter, IndexedParallelIterator};
 use super::plumbing::{Consumer, Producer, ProducerCallback};
-use super::indexed::IndexedParallelIterator;
-
 
 indexed_par_iter!(impl<I> for Chunks<I> where I; item = Vec<I::Item>);
 

@@ -1,14 +1,11 @@
 //! `enumerate`: pairs of index and item (indexed).
 
-use super::adapters::{Enumerate};
-use super::indexed::bridge_indexed;
+use super::adapters::Enumerate;
+use super::indexed::{bridge_indexed, IndexedParallelIterator};
 use super::plumbing::{Consumer, Producer, ProducerCallback, UnindexedConsumer};
-use super::indexed::IndexedParallelIterator;
 use super::par_iter::ParallelIterator;
 use std::iter::Zip;
 use std::ops::Range;
-
-
 
 impl<I: IndexedParallelIterator> ParallelIterator for Enumerate<I> {
     type Item = (usize, I::Item);

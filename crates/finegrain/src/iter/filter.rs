@@ -135,7 +135,6 @@ impl Clone for WhileSomeOp<'_> {
 }
 impl Copy for WhileSomeOp<'_> {}
 
-
 impl<I: ParallelIterator, P: Fn(&I::Item) -> bool + Sync + Send> ParallelIterator for Filter<I, P> {
     type Item = I::Item;
     fn drive_unindexed<C: UnindexedConsumer<I::Item>>(self, consumer: C) -> C::Result {
@@ -143,14 +142,12 @@ impl<I: ParallelIterator, P: Fn(&I::Item) -> bool + Sync + Send> ParallelIterato
     }
 }
 
-
 impl<I: ParallelIterator, R: Send, F: Fn(I::Item) -> Option<R> + Sync + Send> ParallelIterator for FilterMap<I, F> {
     type Item = R;
     fn drive_unindexed<C: UnindexedConsumer<R>>(self, consumer: C) -> C::Result {
         self.base.drive_unindexed(SieveConsumer { base: consumer, op: FilterMapOp(&self.f), stop: None })
     }
 }
-
 
 impl<T: Send, I: ParallelIterator<Item = Option<T>>> ParallelIterator for WhileSome<I> {
     type Item = T;

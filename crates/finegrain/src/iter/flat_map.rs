@@ -7,7 +7,6 @@ use super::adapters::{FlatMap, FlatMapIter, Flatten, FlattenIter};
 use super::plumbing::{Consumer, Folder, Reducer, UnindexedConsumer};
 use super::par_iter::{IntoParallelIterator, ParallelIterator};
 
-
 impl<I: ParallelIterator, PI: IntoParallelIterator, F: Fn(I::Item) -> PI + Sync + Send> ParallelIterator for FlatMap<I, F> {
     type Item = PI::Item;
     fn drive_unindexed<C: UnindexedConsumer<PI::Item>>(self, consumer: C) -> C::Result {
@@ -87,7 +86,6 @@ where
     }
 }
 
-
 impl<I, SI, F> ParallelIterator for FlatMapIter<I, F>
 where
     I: ParallelIterator,
@@ -163,7 +161,6 @@ impl<T, SI: IntoIterator, G: Folder<SI::Item>, F: Fn(T) -> SI> Folder<T> for Fla
     }
 }
 
-
 impl<I: ParallelIterator> ParallelIterator for Flatten<I>
 where
     I::Item: IntoParallelIterator,
@@ -173,7 +170,6 @@ where
         FlatMap::new(self.base, |x| x).drive_unindexed(consumer)
     }
 }
-
 
 impl<I: ParallelIterator> ParallelIterator for FlattenIter<I>
 where

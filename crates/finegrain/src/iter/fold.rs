@@ -10,7 +10,6 @@ use std::marker::PhantomData;
 use std::ops::ControlFlow;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-
 impl<I, T, ID, F> ParallelIterator for Fold<I, ID, F>
 where
     I: ParallelIterator,
@@ -86,7 +85,6 @@ impl<U, T, G: Folder<T>, F: Fn(T, U) -> T> Folder<U> for FoldFolder<'_, G, T, F>
         self.base.full()
     }
 }
-
 
 impl<I, R, T, ID, F> ParallelIterator for TryFold<I, R, ID, F>
 where

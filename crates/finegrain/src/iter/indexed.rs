@@ -229,7 +229,6 @@ pub(super) fn bridge_indexed<I: IndexedParallelIterator, C: Consumer<I::Item>>(i
     iter.with_producer(Cb { consumer, len })
 }
 
-
 /// Implements `ParallelIterator` for an indexed adapter by bridging its producer.
 macro_rules! indexed_par_iter {
     (impl<$($g:ident),*> for $t:ty where $base:ident; item = $item:ty) => {

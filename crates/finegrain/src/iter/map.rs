@@ -58,7 +58,6 @@ impl<T: Clone + Send> MapOp<&T> for ClonedOp {
     }
 }
 
-
 impl<I: ParallelIterator, F: MapOp<I::Item>> ParallelIterator for Map<I, F> {
     type Item = F::Output;
 

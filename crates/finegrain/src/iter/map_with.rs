@@ -10,7 +10,6 @@ use super::indexed::IndexedParallelIterator;
 use super::par_iter::ParallelIterator;
 use super::plumbing::{Consumer, Folder, Producer, ProducerCallback, UnindexedConsumer};
 
-
 impl<I: ParallelIterator, T: Send + Clone, R: Send, F: Fn(&mut T, I::Item) -> R + Sync + Send> ParallelIterator for MapWith<I, T, F> {
     type Item = R;
     fn drive_unindexed<C: UnindexedConsumer<R>>(self, consumer: C) -> C::Result {
@@ -22,7 +21,6 @@ impl<I: ParallelIterator, T: Send + Clone, R: Send, F: Fn(&mut T, I::Item) -> R 
         self.base.opt_len()
     }
 }
-
 
 impl<I, T, INIT, R, F> ParallelIterator for MapInit<I, INIT, F>
 where

@@ -2,12 +2,8 @@
 //! (see [`bridge`](super::bridge)).
 
 use super::adapters::{MinLen, MaxLen};
-use super::indexed::bridge_indexed;
-use super::indexed::indexed_par_iter;
+use super::indexed::{bridge_indexed, indexed_par_iter, IndexedParallelIterator};
 use super::plumbing::{Consumer, Producer, ProducerCallback};
-use super::indexed::IndexedParallelIterator;
-
-
 
 indexed_par_iter!(impl<I> for MinLen<I> where I; item = I::Item);
 indexed_par_iter!(impl<I> for MaxLen<I> where I; item = I::Item);

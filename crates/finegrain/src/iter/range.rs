@@ -4,9 +4,8 @@
 //! All of them are indexed (Rayon's 64- and 128-bit ranges are only
 //! unindexed); a range longer than `usize::MAX` panics when iterated.
 
-use super::indexed::bridge_indexed;
+use super::indexed::{bridge_indexed, IndexedParallelIterator};
 use super::plumbing::{Consumer, Producer, ProducerCallback, UnindexedConsumer};
-use super::indexed::IndexedParallelIterator;
 use super::par_iter::{IntoParallelIterator, ParallelIterator};
 use std::ops::{Range, RangeInclusive};
 

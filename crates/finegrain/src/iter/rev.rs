@@ -1,11 +1,8 @@
 //! `rev`: the items of an indexed iterator in reverse order.
 
-use super::adapters::{Rev};
-use super::indexed::bridge_indexed;
-use super::indexed::indexed_par_iter;
+use super::adapters::Rev;
+use super::indexed::{bridge_indexed, indexed_par_iter, IndexedParallelIterator};
 use super::plumbing::{Consumer, Producer, ProducerCallback};
-use super::indexed::IndexedParallelIterator;
-
 
 indexed_par_iter!(impl<I> for Rev<I> where I; item = I::Item);
 

@@ -2,12 +2,8 @@
 //! and the unwanted side dropped (so a vector's skipped items are dropped too).
 
 use super::adapters::{Skip, Take};
-use super::indexed::bridge_indexed;
-use super::indexed::indexed_par_iter;
+use super::indexed::{bridge_indexed, indexed_par_iter, IndexedParallelIterator};
 use super::plumbing::{Consumer, Producer, ProducerCallback};
-use super::indexed::IndexedParallelIterator;
-
-
 
 indexed_par_iter!(impl<I> for Skip<I> where I; item = I::Item);
 indexed_par_iter!(impl<I> for Take<I> where I; item = I::Item);

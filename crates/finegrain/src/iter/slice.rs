@@ -3,10 +3,9 @@
 //! [`ParallelSlice`]/[`ParallelSliceMut`] traits that carry them and the
 //! parallel sorts (`sort.rs`, `sort_unstable.rs`).
 
-use super::indexed::bridge_indexed;
+use super::indexed::{bridge_indexed, IndexedParallelIterator};
 use super::plumbing::{Consumer, Producer, ProducerCallback, UnindexedConsumer};
 use super::slice_split::{chunk_by_on, split_inclusive_on, split_on, ChunkBy, ChunkByMut, Pieces, Split, SplitInclusive, SplitInclusiveMut, SplitMut};
-use super::indexed::IndexedParallelIterator;
 use super::par_iter::{IntoParallelIterator, ParallelIterator};
 
 /// A view of a slice that splits by index: what [`Par`] turns into an

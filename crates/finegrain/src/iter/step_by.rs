@@ -1,11 +1,8 @@
 //! `step_by`: every `step`-th item of an indexed iterator, from the first.
 
-use super::adapters::{StepBy};
-use super::indexed::bridge_indexed;
-use super::indexed::indexed_par_iter;
+use super::adapters::StepBy;
+use super::indexed::{bridge_indexed, indexed_par_iter, IndexedParallelIterator};
 use super::plumbing::{Consumer, Producer, ProducerCallback};
-use super::indexed::IndexedParallelIterator;
-
 
 indexed_par_iter!(impl<I> for StepBy<I> where I; item = I::Item);
 

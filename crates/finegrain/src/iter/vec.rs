@@ -3,10 +3,9 @@
 //! never reached (a consumer stopped early, a closure panicked) are dropped in
 //! place. And `Option` by reference.
 
-use super::indexed::bridge_indexed;
+use super::indexed::{bridge_indexed, IndexedParallelIterator};
 use super::plumbing::{Consumer, Producer, ProducerCallback, UnindexedConsumer};
 use super::slice::{Items, ItemsMut, Par};
-use super::indexed::IndexedParallelIterator;
 use super::par_iter::{IntoParallelIterator, ParallelIterator};
 use std::ops::{Bound, RangeBounds};
 use std::{mem, ptr, slice};

@@ -2,11 +2,8 @@
 //! at the same index.
 
 use super::adapters::{Zip, ZipEq};
-use super::indexed::bridge_indexed;
+use super::indexed::{bridge_indexed, IndexedParallelIterator};
 use super::plumbing::{Consumer, Producer, ProducerCallback};
-use super::indexed::IndexedParallelIterator;
-
-
 
 impl<A: IndexedParallelIterator, B: IndexedParallelIterator> super::par_iter::ParallelIterator for Zip<A, B> {
     type Item = (A::Item, B::Item);
