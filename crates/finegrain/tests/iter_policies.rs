@@ -53,6 +53,12 @@ fn check(v: &[u32], split: usize) {
     assert_eq!(v.par_windows(3).map(|w| w[1]).collect::<Vec<_>>(), v.windows(3).map(|w| w[1]).collect::<Vec<_>>());
     assert_eq!(v.par_split(|x| x % 10 == 0).map(|s| s.len()).collect::<Vec<_>>(), v.split(|x| x % 10 == 0).map(|s| s.len()).collect::<Vec<_>>());
     assert_eq!(v.par_iter().copied().chunks(split.max(1)).collect::<Vec<_>>(), nested);
+    let sums: Vec<u64> = nested.iter().map(|c| c.iter().map(|&x| x as u64).sum()).collect();
+    assert_eq!(v.par_iter().fold_chunks(split.max(1), || 0u64, |a, &x| a + x as u64).collect::<Vec<_>>(), sums);
+    assert_eq!(
+        v.par_iter().fold_chunks_with(split.max(1), 0u64, |a, &x| a + x as u64).rev().collect::<Vec<_>>(),
+        sums.iter().rev().copied().collect::<Vec<_>>()
+    );
     assert_eq!(v.par_split_inclusive(|x| x % 10 == 0).collect::<Vec<_>>(), v.split_inclusive(|x| x % 10 == 0).collect::<Vec<_>>());
     assert_eq!(v.par_chunk_by(|a, b| (a < b) == (*a < 500)).collect::<Vec<_>>(), v.chunk_by(|a, b| (a < b) == (*a < 500)).collect::<Vec<_>>());
     let (mut m1, mut m2) = (v.to_vec(), v.to_vec());

@@ -66,6 +66,8 @@ adapter! {
     ZipEq<A, B> { inner: Zip<A, B> }
     /// `chunks`'s iterator.
     Chunks<I> { base: I, size: usize }
+    /// `fold_chunks`'s iterator.
+    FoldChunks<I, ID, F> { base: I, size: usize, identity: ID, fold_op: F }
     /// `with_min_len`'s iterator.
     MinLen<I> { base: I, min: usize }
     /// `with_max_len`'s iterator.

@@ -2,7 +2,7 @@
 //! can be split at any index (slices, vectors, ranges, and `map`, `zip`,
 //! `enumerate`, ... of those).
 
-use super::adapters::{Chunks, Enumerate, MaxLen, MinLen, Rev, Skip, StepBy, Take, Zip, ZipEq};
+use super::adapters::{Chunks, Enumerate, FoldChunks, MaxLen, MinLen, Rev, Skip, StepBy, Take, Zip, ZipEq};
 use super::bridge::bridge_producer_consumer;
 use super::collect::collect_exact;
 use super::par_iter::{IntoParallelIterator, ParallelIterator};
@@ -92,6 +92,27 @@ pub trait IndexedParallelIterator: ParallelIterator {
     fn chunks(self, size: usize) -> Chunks<Self> {
         assert!(size != 0, "chunks: size must not be zero");
         Chunks::new(self, size)
+    }
+
+    /// Each run of `size` items (the last may be shorter) folded from
+    /// `identity()` into one value.
+    fn fold_chunks<T, ID, F>(self, size: usize, identity: ID, fold_op: F) -> FoldChunks<Self, ID, F>
+    where
+        T: Send,
+        ID: Fn() -> T + Sync + Send,
+        F: Fn(T, Self::Item) -> T + Sync + Send,
+    {
+        assert!(size != 0, "fold_chunks: size must not be zero");
+        FoldChunks::new(self, size, identity, fold_op)
+    }
+
+    /// `fold_chunks` starting each run from a clone of `init`.
+    fn fold_chunks_with<T, F>(self, size: usize, init: T, fold_op: F) -> FoldChunks<Self, impl Fn() -> T + Sync + Send, F>
+    where
+        T: Send + Clone + Sync,
+        F: Fn(T, Self::Item) -> T + Sync + Send,
+    {
+        self.fold_chunks(size, move || init.clone(), fold_op)
     }
 
     /// Never split into pieces shorter than `min` (for costly splits).

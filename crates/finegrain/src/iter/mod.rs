@@ -58,7 +58,7 @@ mod zip;
 
 pub use self::{
     adapters::{
-        Chain, Chunks, Cloned, ClonedOp, Copied, CopiedOp, Enumerate, Filter, FilterMap, FlatMap, FlatMapIter, Flatten, FlattenIter, Fold, Inspect,
+        Chain, Chunks, Cloned, FoldChunks, ClonedOp, Copied, CopiedOp, Enumerate, Filter, FilterMap, FlatMap, FlatMapIter, Flatten, FlattenIter, Fold, Inspect,
         InspectOp, Map, MapInit, MapWith, MaxLen, MinLen, Rev, Skip, StepBy, Take, TryFold, Update, UpdateOp, WhileSome, Zip, ZipEq,
     },
     drain::ParallelDrainFull,
