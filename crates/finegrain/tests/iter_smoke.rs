@@ -165,6 +165,33 @@ fn all_checks() {
     let mut st = String::from("héllo wörld");
     assert_eq!(st.par_drain(..6).collect::<String>(), "héllo");
     assert_eq!(st, " wörld");
+    // blocks and panic_fuse
+    assert_eq!(v.par_iter().by_uniform_blocks(333).copied().collect::<Vec<_>>(), v);
+    assert_eq!(v.par_iter().by_exponential_blocks().map(|x| x * 2).collect::<Vec<_>>(), v.iter().map(|x| x * 2).collect::<Vec<_>>());
+    assert_eq!(v.par_iter().by_exponential_blocks().filter(|&&x| x % 3 == 0).count(), v.iter().filter(|&&x| x % 3 == 0).count());
+    let seen = std::sync::atomic::AtomicUsize::new(0);
+    let hit = (0..10_000_000u64)
+        .into_par_iter()
+        .by_exponential_blocks()
+        .inspect(|_| {
+            seen.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        })
+        .find_first(|&x| x == 1000);
+    assert_eq!(hit, Some(1000));
+    assert!(seen.into_inner() < 1_000_000, "blocks: the search went on past its block");
+    assert_eq!(v.par_iter().panic_fuse().map(|x| x + 1).collect::<Vec<_>>(), v.iter().map(|x| x + 1).collect::<Vec<_>>());
+    let after = std::sync::atomic::AtomicUsize::new(0);
+    let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        (0..1_000_000u64).into_par_iter().panic_fuse().for_each(|x| {
+            if x == 10 {
+                panic!("fuse");
+            }
+            after.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        })
+    }));
+    assert!(r.is_err());
+    // Without the fuse, the other half (500,000 items) would run to its end.
+    assert!(after.into_inner() < 250_000);
     let mut m = v.clone();
     m.par_iter_mut().for_each(|x| *x += 1);
     assert_eq!(m, v.iter().map(|x| x + 1).collect::<Vec<_>>());

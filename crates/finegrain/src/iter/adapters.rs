@@ -68,6 +68,10 @@ adapter! {
     Chunks<I> { base: I, size: usize }
     /// `fold_chunks`'s iterator.
     FoldChunks<I, ID, F> { base: I, size: usize, identity: ID, fold_op: F }
+    /// `by_exponential_blocks` (`size` 0) and `by_uniform_blocks`' iterator.
+    Blocks<I> { base: I, size: usize }
+    /// `panic_fuse`'s iterator.
+    PanicFuse<I> { base: I }
     /// `with_min_len`'s iterator.
     MinLen<I> { base: I, min: usize }
     /// `with_max_len`'s iterator.

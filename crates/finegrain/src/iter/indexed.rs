@@ -2,7 +2,7 @@
 //! can be split at any index (slices, vectors, ranges, and `map`, `zip`,
 //! `enumerate`, ... of those).
 
-use super::adapters::{Chunks, Enumerate, FoldChunks, MaxLen, MinLen, Rev, Skip, StepBy, Take, Zip, ZipEq};
+use super::adapters::{Blocks, Chunks, Enumerate, FoldChunks, MaxLen, MinLen, Rev, Skip, StepBy, Take, Zip, ZipEq};
 use super::bridge::bridge_producer_consumer;
 use super::collect::collect_exact;
 use super::par_iter::{IntoParallelIterator, ParallelIterator};
@@ -113,6 +113,19 @@ pub trait IndexedParallelIterator: ParallelIterator {
         F: Fn(T, Self::Item) -> T + Sync + Send,
     {
         self.fold_chunks(size, move || init.clone(), fold_op)
+    }
+
+    /// Run as blocks one after another, each in parallel, of sizes growing
+    /// from the thread count by doubling: a search that has its answer skips
+    /// the later blocks.
+    fn by_exponential_blocks(self) -> Blocks<Self> {
+        Blocks::new(self, 0)
+    }
+
+    /// Run as blocks of `size` one after another, each in parallel.
+    fn by_uniform_blocks(self, size: usize) -> Blocks<Self> {
+        assert!(size != 0, "by_uniform_blocks: size must not be zero");
+        Blocks::new(self, size)
     }
 
     /// Never split into pieces shorter than `min` (for costly splits).

@@ -21,6 +21,7 @@
 //! `docs/iterators.md` has the port of a Rayon program and what is missing.
 
 mod adapters;
+mod blocks;
 pub mod bridge;
 mod chain;
 mod chunks;
@@ -39,6 +40,7 @@ mod map;
 mod map_with;
 mod min_len;
 mod once;
+mod panic_fuse;
 mod par_bridge;
 mod par_iter;
 pub mod plumbing;
@@ -58,7 +60,7 @@ mod zip;
 
 pub use self::{
     adapters::{
-        Chain, Chunks, Cloned, FoldChunks, ClonedOp, Copied, CopiedOp, Enumerate, Filter, FilterMap, FlatMap, FlatMapIter, Flatten, FlattenIter, Fold, Inspect,
+        Blocks, Chain, Chunks, Cloned, FoldChunks, PanicFuse, ClonedOp, Copied, CopiedOp, Enumerate, Filter, FilterMap, FlatMap, FlatMapIter, Flatten, FlattenIter, Fold, Inspect,
         InspectOp, Map, MapInit, MapWith, MaxLen, MinLen, Rev, Skip, StepBy, Take, TryFold, Update, UpdateOp, WhileSome, Zip, ZipEq,
     },
     drain::ParallelDrainFull,

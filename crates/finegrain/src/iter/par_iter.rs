@@ -2,7 +2,7 @@
 //! its adapters and consumers as provided methods (Rayon's names and meaning).
 
 use super::adapters::{
-    Chain, Cloned, ClonedOp, Copied, CopiedOp, Filter, FilterMap, FlatMap, FlatMapIter, Flatten, FlattenIter, Fold, Inspect, InspectOp, Map, MapInit,
+    Chain, Cloned, ClonedOp, Copied, CopiedOp, PanicFuse, Filter, FilterMap, FlatMap, FlatMapIter, Flatten, FlattenIter, Fold, Inspect, InspectOp, Map, MapInit,
     MapWith, TryFold, Update, UpdateOp, WhileSome,
 };
 use super::bridge::in_worker;
@@ -460,6 +460,11 @@ pub trait ParallelIterator: Sized + Send {
     fn take_any(self, n: usize) -> impl ParallelIterator<Item = Self::Item> {
         let taken = Arc::new(AtomicUsize::new(0));
         self.map(move |x| (taken.load(AtomicOrdering::Relaxed) < n && taken.fetch_add(1, AtomicOrdering::Relaxed) < n).then_some(x)).while_some()
+    }
+
+    /// Once a closure downstream panics in one task, the others stop taking items.
+    fn panic_fuse(self) -> PanicFuse<Self> {
+        PanicFuse::new(self)
     }
 
     /// This iterator's items, then `other`'s.
