@@ -104,6 +104,25 @@ fn panics_reach_the_caller_under_every_policy() {
                 Box::new(|| assert!((0..200usize).into_par_iter().flat_map(|i| (i * 100..i * 100 + 100).into_par_iter().map(boom)).count() > 0)),
             ),
             ("par_bridge", Box::new(|| assert!((0..20_000usize).par_bridge().map(boom).count() > 0))),
+            ("fold", Box::new(|| assert!((0..20_000usize).into_par_iter().fold(|| 0, |a, i| a + boom(i)).sum::<usize>() > 0))),
+            ("map_init's init", Box::new(|| assert!((0..20_000usize).into_par_iter().map_init(|| boom(7777), |k, i| i + *k).count() > 0))),
+            ("min_by", Box::new(|| assert!((0..20_000usize).into_par_iter().min_by(|a, b| boom(*a).cmp(b)).is_some()))),
+            ("any", Box::new(|| assert!(!(0..20_000usize).into_par_iter().any(|i| boom(i) == usize::MAX)))),
+            (
+                "try_for_each",
+                Box::new(|| assert!((0..20_000usize).into_par_iter().try_for_each(|i| if boom(i) == usize::MAX { Err(()) } else { Ok(()) }).is_ok())),
+            ),
+            (
+                "zip+collect",
+                Box::new(|| assert!((0..20_000usize).into_par_iter().zip(0..20_000usize).map(|(a, _)| boom(a)).collect::<Vec<_>>().len() > 0)),
+            ),
+            (
+                "par_sort_unstable",
+                Box::new(|| {
+                    let mut v: Vec<usize> = (0..50_000).rev().collect();
+                    v.par_sort_unstable_by(|a, b| if *a == 7777 { panic!("cmp") } else { a.cmp(b) });
+                }),
+            ),
             (
                 "par_sort",
                 Box::new(|| {
