@@ -11,6 +11,31 @@ use proptest::prelude::*;
 use proptest::test_runner::{Config, TestRunner};
 use std::collections::{BTreeMap, HashMap};
 
+/// `a0, b0, a1, b1, ...`, then the longer one's rest; `shortest`: stop when
+/// the side whose turn it is has run out.
+fn interleave_ref<T: Clone>(a: &[T], b: &[T], shortest: bool) -> Vec<T> {
+    let mut out = Vec::new();
+    let (mut i, mut j) = (0, 0);
+    loop {
+        if i < a.len() {
+            out.push(a[i].clone());
+            i += 1;
+        } else if shortest {
+            break;
+        }
+        if j < b.len() {
+            out.push(b[j].clone());
+            j += 1;
+        } else if shortest {
+            break;
+        }
+        if i == a.len() && j == b.len() {
+            break;
+        }
+    }
+    out
+}
+
 /// Each source, adapter and consumer beside its serial twin.
 fn check(v: &[u32], split: usize) {
     let n = v.len();
@@ -53,6 +78,20 @@ fn check(v: &[u32], split: usize) {
     assert_eq!(v.par_windows(3).map(|w| w[1]).collect::<Vec<_>>(), v.windows(3).map(|w| w[1]).collect::<Vec<_>>());
     assert_eq!(v.par_split(|x| x % 10 == 0).map(|s| s.len()).collect::<Vec<_>>(), v.split(|x| x % 10 == 0).map(|s| s.len()).collect::<Vec<_>>());
     assert_eq!(v.par_iter().copied().chunks(split.max(1)).collect::<Vec<_>>(), nested);
+    let half = &v[..n / 3];
+    assert_eq!(v.par_iter().interleave(half.par_iter()).copied().collect::<Vec<_>>(), interleave_ref(v, half, false));
+    assert_eq!(
+        half.par_iter().interleave(v.par_iter()).rev().copied().collect::<Vec<_>>(),
+        interleave_ref(half, v, false).into_iter().rev().collect::<Vec<_>>()
+    );
+    assert_eq!(v.par_iter().interleave_shortest(half.par_iter()).copied().collect::<Vec<_>>(), interleave_ref(v, half, true));
+    assert_eq!(half.par_iter().interleave_shortest(v.par_iter()).copied().collect::<Vec<_>>(), interleave_ref(half, v, true));
+    let inter: Vec<u32> = v.iter().flat_map(|&x| [1000, x]).skip(1).collect();
+    assert_eq!(v.par_iter().copied().intersperse(1000).collect::<Vec<_>>(), inter);
+    assert_eq!(
+        v.par_iter().copied().intersperse(1000).rev().skip(split % 7).collect::<Vec<_>>(),
+        inter.iter().rev().skip(split % 7).copied().collect::<Vec<_>>()
+    );
     let sums: Vec<u64> = nested.iter().map(|c| c.iter().map(|&x| x as u64).sum()).collect();
     assert_eq!(v.par_iter().fold_chunks(split.max(1), || 0u64, |a, &x| a + x as u64).collect::<Vec<_>>(), sums);
     assert_eq!(

@@ -70,6 +70,10 @@ adapter! {
     FoldChunks<I, ID, F> { base: I, size: usize, identity: ID, fold_op: F }
     /// `by_exponential_blocks` (`size` 0) and `by_uniform_blocks`' iterator.
     Blocks<I> { base: I, size: usize }
+    /// `interleave`'s (and `interleave_shortest`'s) iterator.
+    Interleave<A, B> { a: A, b: B }
+    /// `intersperse`'s iterator.
+    Intersperse<I, T> { base: I, sep: T }
     /// `panic_fuse`'s iterator.
     PanicFuse<I> { base: I }
     /// `with_min_len`'s iterator.

@@ -2,7 +2,7 @@
 //! can be split at any index (slices, vectors, ranges, and `map`, `zip`,
 //! `enumerate`, ... of those).
 
-use super::adapters::{Blocks, Chunks, Enumerate, FoldChunks, MaxLen, MinLen, Rev, Skip, StepBy, Take, Zip, ZipEq};
+use super::adapters::{Blocks, Chunks, Enumerate, FoldChunks, Interleave, Intersperse, MaxLen, MinLen, Rev, Skip, StepBy, Take, Zip, ZipEq};
 use super::bridge::bridge_producer_consumer;
 use super::collect::collect_exact;
 use super::par_iter::{IntoParallelIterator, ParallelIterator};
@@ -58,6 +58,36 @@ pub trait IndexedParallelIterator: ParallelIterator {
         let other = other.into_par_iter();
         assert_eq!(self.len(), other.len(), "zip_eq: lengths differ");
         ZipEq::new(Zip::new(self, other))
+    }
+
+    /// This iterator's and `other`'s items in turn, then the longer one's rest.
+    fn interleave<I>(self, other: I) -> Interleave<Self, I::Iter>
+    where
+        I: IntoParallelIterator<Item = Self::Item>,
+        I::Iter: IndexedParallelIterator,
+    {
+        Interleave::new(self, other.into_par_iter())
+    }
+
+    /// This iterator's and `other`'s items in turn, until one runs out.
+    fn interleave_shortest<I>(self, other: I) -> Interleave<Take<Self>, Take<I::Iter>>
+    where
+        I: IntoParallelIterator<Item = Self::Item>,
+        I::Iter: IndexedParallelIterator,
+    {
+        let other = other.into_par_iter();
+        let (n, m) = (self.len(), other.len());
+        // `a` goes first: it gets one more item than `b` when it is longer.
+        let (na, nb) = if n > m { (m + 1, m) } else { (n, n) };
+        Interleave::new(Take::new(self, na), Take::new(other, nb))
+    }
+
+    /// A clone of `sep` between every two items.
+    fn intersperse(self, sep: Self::Item) -> Intersperse<Self, Self::Item>
+    where
+        Self::Item: Clone + Sync,
+    {
+        Intersperse::new(self, sep)
     }
 
     /// Pairs of index and item.

@@ -36,6 +36,8 @@ mod find;
 mod flat_map;
 mod fold;
 mod indexed;
+mod interleave;
+mod intersperse;
 mod map;
 mod map_with;
 mod min_len;
@@ -60,7 +62,7 @@ mod zip;
 
 pub use self::{
     adapters::{
-        Blocks, Chain, Chunks, Cloned, FoldChunks, PanicFuse, ClonedOp, Copied, CopiedOp, Enumerate, Filter, FilterMap, FlatMap, FlatMapIter, Flatten, FlattenIter, Fold, Inspect,
+        Blocks, Chain, Chunks, Cloned, FoldChunks, Interleave, Intersperse, PanicFuse, ClonedOp, Copied, CopiedOp, Enumerate, Filter, FilterMap, FlatMap, FlatMapIter, Flatten, FlattenIter, Fold, Inspect,
         InspectOp, Map, MapInit, MapWith, MaxLen, MinLen, Rev, Skip, StepBy, Take, TryFold, Update, UpdateOp, WhileSome, Zip, ZipEq,
     },
     drain::ParallelDrainFull,
