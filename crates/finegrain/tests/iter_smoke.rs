@@ -70,6 +70,13 @@ fn all_checks() {
     assert_eq!(text.par_split_whitespace().collect::<Vec<_>>(), text.split_whitespace().collect::<Vec<_>>());
     assert_eq!(text.par_split(' ').collect::<Vec<_>>(), text.split(' ').collect::<Vec<_>>());
     assert_eq!(text.par_chars().collect::<String>(), text);
+    assert_eq!(text.par_matches('o').count(), text.matches('o').count());
+    assert_eq!(text.par_match_indices(|c: char| c == 'é' || c == 'q').collect::<Vec<_>>(), text.match_indices(['é', 'q']).collect::<Vec<_>>());
+    assert_eq!(text.par_encode_utf16().collect::<Vec<u16>>(), text.encode_utf16().collect::<Vec<u16>>());
+    let b: String = text.par_lines().map(|l| Box::<str>::from(l)).collect();
+    assert_eq!(b, text.lines().collect::<String>());
+    let c: String = text.par_lines().map(std::borrow::Cow::Borrowed).collect();
+    assert_eq!(c, b);
     assert_eq!(text.par_split_inclusive(' ').collect::<Vec<_>>(), text.split_inclusive(' ').collect::<Vec<_>>());
     assert_eq!(text.par_split_terminator('\n').collect::<Vec<_>>(), text.split_terminator('\n').collect::<Vec<_>>());
     assert_eq!(text.par_split_terminator(|c: char| c == 'o').collect::<Vec<_>>(), text.split_terminator('o').collect::<Vec<_>>());
@@ -192,6 +199,16 @@ fn all_checks() {
     assert!(r.is_err());
     // Without the fuse, the other half (500,000 items) would run to its end.
     assert!(after.into_inner() < 250_000);
+    // Result as a source; skip_any_while / take_any_while
+    assert_eq!(Ok::<u32, ()>(5).into_par_iter().collect::<Vec<_>>(), vec![5]);
+    assert_eq!(Err::<u32, ()>(()).par_iter().count(), 0);
+    let small = v.par_iter().copied().take_any_while(|&x| x < 10_007).count();
+    assert_eq!(small, v.len());
+    let taken: Vec<u64> = (0..100_000u64).into_par_iter().take_any_while(|&x| x != 500).collect();
+    assert!(taken.iter().all(|&x| x != 500) && taken.len() < 100_000);
+    let rest: Vec<u64> = (0..100_000u64).into_par_iter().skip_any_while(|&x| x != 500).collect();
+    assert!(rest.contains(&500) && rest.len() <= 100_000);
+    assert_eq!((0..1000u64).into_par_iter().skip_any_while(|_| true).count(), 0);
     let mut m = v.clone();
     m.par_iter_mut().for_each(|x| *x += 1);
     assert_eq!(m, v.iter().map(|x| x + 1).collect::<Vec<_>>());

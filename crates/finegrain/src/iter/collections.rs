@@ -73,6 +73,8 @@ extend_serially! {
     [T] T => BinaryHeap<T> { T: Ord }
     [] char => String {  }
     [] String => String {  }
+    [] Box<str> => String {  }
+    ['a] Cow<'a, str> => String {  }
 }
 
 impl<'a> ParallelExtend<&'a str> for String {
@@ -155,5 +157,29 @@ impl<C: FromParallelIterator<T>, T: Send> FromParallelIterator<Option<T>> for Op
             }
         }).while_some());
         (!none.into_inner()).then_some(c)
+    }
+}
+
+impl<T: Send, E> IntoParallelIterator for Result<T, E> {
+    type Iter = super::vec::IntoIter<T>;
+    type Item = T;
+    fn into_par_iter(self) -> Self::Iter {
+        self.ok().into_par_iter()
+    }
+}
+
+impl<'a, T: Sync, E> IntoParallelIterator for &'a Result<T, E> {
+    type Iter = super::vec::IntoIter<&'a T>;
+    type Item = &'a T;
+    fn into_par_iter(self) -> Self::Iter {
+        self.as_ref().ok().into_par_iter()
+    }
+}
+
+impl<'a, T: Send, E> IntoParallelIterator for &'a mut Result<T, E> {
+    type Iter = super::vec::IntoIter<&'a mut T>;
+    type Item = &'a mut T;
+    fn into_par_iter(self) -> Self::Iter {
+        self.as_mut().ok().into_par_iter()
     }
 }

@@ -10,11 +10,10 @@ use super::consume::{Arith, ForEach, ListVec, ProductOp, ReduceConsumer, SumOp};
 use super::either::Either;
 use super::find::{FindAny, FindOrdered, Side};
 use super::plumbing::UnindexedConsumer;
-use super::try_ops::{Try, TryReduce};
+use super::try_ops::{join_lifted, lift, lower, Try, TryReduce};
 use std::cmp::Ordering;
 use std::collections::LinkedList;
 use std::iter::{Product, Sum};
-use std::ops::ControlFlow;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering as AtomicOrdering};
 use std::sync::Arc;
 
@@ -126,22 +125,8 @@ pub trait ParallelIterator: Sized + Send {
         T: Send,
         <Self::Item as Try>::Residual: Send,
     {
-        let lift = |r: Self::Item| match r.branch() {
-            ControlFlow::Continue(t) => ControlFlow::Continue(Some(t)),
-            ControlFlow::Break(e) => ControlFlow::Break(e),
-        };
-        let r = self.map(lift).try_reduce(
-            || None,
-            |a, b| match (a, b) {
-                (Some(a), Some(b)) => lift(op(a, b)),
-                (x, None) | (None, x) => ControlFlow::Continue(x),
-            },
-        );
-        match r {
-            ControlFlow::Continue(None) => None,
-            ControlFlow::Continue(Some(t)) => Some(Self::Item::from_output(t)),
-            ControlFlow::Break(e) => Some(Self::Item::from_residual(e)),
-        }
+        let r = self.map(lift).try_reduce(|| None, |a, b| join_lifted(a, b, &op));
+        lower(r)
     }
 
     /// Fold the items of each task into one value per task (the result is a
@@ -460,6 +445,28 @@ pub trait ParallelIterator: Sized + Send {
     fn take_any(self, n: usize) -> impl ParallelIterator<Item = Self::Item> {
         let taken = Arc::new(AtomicUsize::new(0));
         self.map(move |x| (taken.load(AtomicOrdering::Relaxed) < n && taken.fetch_add(1, AtomicOrdering::Relaxed) < n).then_some(x)).while_some()
+    }
+
+    /// Items, skipping those for which `p` holds until some item for which
+    /// it does not is met (in no particular order).
+    fn skip_any_while<P: Fn(&Self::Item) -> bool + Sync + Send>(self, p: P) -> impl ParallelIterator<Item = Self::Item> {
+        let skipping = AtomicBool::new(true);
+        self.filter(move |x| {
+            if !skipping.load(AtomicOrdering::Relaxed) {
+                return true;
+            }
+            let keep = !p(x);
+            if keep {
+                skipping.store(false, AtomicOrdering::Relaxed);
+            }
+            keep
+        })
+    }
+
+    /// Items for which `p` holds, until some item for which it does not is
+    /// met (in no particular order); then stops.
+    fn take_any_while<P: Fn(&Self::Item) -> bool + Sync + Send>(self, p: P) -> impl ParallelIterator<Item = Self::Item> {
+        self.map(move |x| p(&x).then_some(x)).while_some()
     }
 
     /// Once a closure downstream panics in one task, the others stop taking items.

@@ -78,6 +78,27 @@ pub trait ParallelString {
     fn par_split_ascii_whitespace(&self) -> StrIter<'_, AsciiWhitespace> {
         StrIter { s: self.as_parallel_string(), kind: AsciiWhitespace }
     }
+
+    /// The substrings matching `pat` (each one char), as `str::matches`.
+    fn par_matches<P: Pattern>(&self, pat: P) -> impl ParallelIterator<Item = &str> {
+        let s = self.as_parallel_string();
+        self.par_char_indices().filter_map(move |(i, c)| pat.is_sep(c).then(|| &s[i..i + c.len_utf8()]))
+    }
+
+    /// The substrings matching `pat` with their byte offsets, as `str::match_indices`.
+    fn par_match_indices<P: Pattern>(&self, pat: P) -> impl ParallelIterator<Item = (usize, &str)> {
+        let s = self.as_parallel_string();
+        self.par_char_indices().filter_map(move |(i, c)| pat.is_sep(c).then(|| (i, &s[i..i + c.len_utf8()])))
+    }
+
+    /// Its UTF-16 code units, as `str::encode_utf16`.
+    fn par_encode_utf16(&self) -> impl ParallelIterator<Item = u16> {
+        self.par_chars().flat_map_iter(|c| {
+            let mut buf = [0u16; 2];
+            let n = c.encode_utf16(&mut buf).len();
+            buf.into_iter().take(n)
+        })
+    }
 }
 
 impl ParallelString for str {

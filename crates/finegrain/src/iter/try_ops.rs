@@ -71,6 +71,31 @@ impl<B, C> Try for ControlFlow<B, C> {
     }
 }
 
+/// `try_reduce_with`'s items: a failure, or a success that may be empty.
+pub(super) fn lift<R: Try>(r: R) -> ControlFlow<R::Residual, Option<R::Output>> {
+    match r.branch() {
+        ControlFlow::Continue(t) => ControlFlow::Continue(Some(t)),
+        ControlFlow::Break(e) => ControlFlow::Break(e),
+    }
+}
+
+/// `try_reduce_with`'s join of two non-failed partial results.
+pub(super) fn join_lifted<R: Try>(a: Option<R::Output>, b: Option<R::Output>, op: impl Fn(R::Output, R::Output) -> R) -> ControlFlow<R::Residual, Option<R::Output>> {
+    match (a, b) {
+        (Some(a), Some(b)) => lift(op(a, b)),
+        (x, None) | (None, x) => ControlFlow::Continue(x),
+    }
+}
+
+/// `try_reduce_with`'s result: `None` when there were no items.
+pub(super) fn lower<R: Try>(r: ControlFlow<R::Residual, Option<R::Output>>) -> Option<R> {
+    match r {
+        ControlFlow::Continue(None) => None,
+        ControlFlow::Continue(Some(t)) => Some(R::from_output(t)),
+        ControlFlow::Break(e) => Some(R::from_residual(e)),
+    }
+}
+
 /// `try_reduce`: folds and joins with a fallible `op`; `failed` is set at
 /// the first failure.
 pub(super) struct TryReduce<'f, ID, OP> {
