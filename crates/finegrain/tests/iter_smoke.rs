@@ -209,6 +209,21 @@ fn all_checks() {
     let rest: Vec<u64> = (0..100_000u64).into_par_iter().skip_any_while(|&x| x != 500).collect();
     assert!(rest.contains(&500) && rest.len() <= 100_000);
     assert_eq!((0..1000u64).into_par_iter().skip_any_while(|_| true).count(), 0);
+    // repeat and split
+    assert_eq!(finegrain::iter::repeat(7u64).take(1000).sum::<u64>(), 7000);
+    assert_eq!(finegrain::iter::repeat('x').zip(0..3).collect::<Vec<_>>(), vec![('x', 0), ('x', 1), ('x', 2)]);
+    assert_eq!(finegrain::iter::repeat(3u8).map(|x| x + 1).find_any(|&x| x == 4), Some(4));
+    let halve = |r: std::ops::Range<usize>| {
+        if r.len() > 100 {
+            let m = r.start + r.len() / 2;
+            (r.start..m, Some(m..r.end))
+        } else {
+            (r, None)
+        }
+    };
+    let pieces: Vec<std::ops::Range<usize>> = finegrain::iter::split(0..10_000, halve).collect();
+    assert_eq!(pieces.iter().map(|r| r.len()).sum::<usize>(), 10_000);
+    assert!(pieces.windows(2).all(|w| w[0].end == w[1].start));
     let mut m = v.clone();
     m.par_iter_mut().for_each(|x| *x += 1);
     assert_eq!(m, v.iter().map(|x| x + 1).collect::<Vec<_>>());

@@ -48,6 +48,7 @@ mod par_iter;
 pub mod plumbing;
 mod range;
 mod ref_iter;
+mod repeat;
 mod rev;
 mod skip_take;
 mod slice;
@@ -70,6 +71,7 @@ pub use self::{
     indexed::IndexedParallelIterator,
     map::MapOp,
     once::{empty, once, repeat_n, repeatn},
+    repeat::{repeat, split, Repeat, Split},
     par_bridge::{IterBridge, ParallelBridge},
     par_iter::{FromParallelIterator, IntoParallelIterator, ParallelExtend, ParallelIterator},
     ref_iter::{IntoParallelRefIterator, IntoParallelRefMutIterator},
