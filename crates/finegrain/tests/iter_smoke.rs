@@ -73,7 +73,7 @@ fn all_checks() {
     assert_eq!(text.par_matches('o').count(), text.matches('o').count());
     assert_eq!(text.par_match_indices(|c: char| c == 'é' || c == 'q').collect::<Vec<_>>(), text.match_indices(['é', 'q']).collect::<Vec<_>>());
     assert_eq!(text.par_encode_utf16().collect::<Vec<u16>>(), text.encode_utf16().collect::<Vec<u16>>());
-    let b: String = text.par_lines().map(|l| Box::<str>::from(l)).collect();
+    let b: String = text.par_lines().map(Box::<str>::from).collect();
     assert_eq!(b, text.lines().collect::<String>());
     let c: String = text.par_lines().map(std::borrow::Cow::Borrowed).collect();
     assert_eq!(c, b);
