@@ -32,7 +32,8 @@ fn worker_index() -> usize {
 /// The split state a task carries.
 #[derive(Clone, Copy, Debug)]
 struct Splitter {
-    /// Unconditional splits left (halved on each).
+    /// Unconditional splits left, halved on each (from `t` threads: about
+    /// `2t` pieces, as Rayon's adaptive splitter makes).
     budget: usize,
     /// The budget a migrated half starts again with.
     threads: usize,
@@ -62,7 +63,7 @@ impl Splitter {
         if len > self.max {
             return true;
         }
-        if self.budget > 1 {
+        if self.budget > 0 {
             self.budget /= 2;
             return true;
         }
@@ -158,7 +159,7 @@ where
     if consumer.full() {
         return consumer.into_folder().complete();
     }
-    let want = if sp.budget > 1 {
+    let want = if sp.budget > 0 {
         sp.budget /= 2;
         true
     } else {
