@@ -3,10 +3,11 @@
 //! A drive is one task holding a whole producer. It splits in half with
 //! [`join`](crate::join) only when the worker's own split decision says so
 //! (`policy::split`: under `ws`, when its deque is empty, so every half it
-//! offered has been taken), or while a small initial budget lasts (about the
-//! thread count, as in Rayon's adaptive splitter, so that a policy whose
-//! decision never asks for a split, such as `static`, still spreads the work;
-//! a half that ran on another worker gets the budget back), or while the
+//! offered has been taken), or while a small initial budget lasts (the thread
+//! count, halved at each split: about two pieces per thread, as Rayon's
+//! adaptive splitter makes, so that a policy whose decision never asks for a
+//! split, such as `static`, still spreads the work; a half that ran on
+//! another worker gets the budget back), or while the
 //! producer is longer than its `with_max_len`. It never splits below
 //! `with_min_len`. Otherwise it folds one chunk and asks again: lazy binary
 //! splitting (Tzannes, Caragea, Barua, Vishkin, PPoPP 2010), the rule
