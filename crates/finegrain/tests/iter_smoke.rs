@@ -224,6 +224,21 @@ fn all_checks() {
     let pieces: Vec<std::ops::Range<usize>> = finegrain::iter::split(0..10_000, halve).collect();
     assert_eq!(pieces.iter().map(|r| r.len()).sum::<usize>(), 10_000);
     assert!(pieces.windows(2).all(|w| w[0].end == w[1].start));
+    // tree walks, against serial depth-first orders (a 3-ary tree of 20,000 nodes)
+    let kids = |&n: &u32| (3 * n + 1..3 * n + 4).filter(|&c| c < 20_000).collect::<Vec<u32>>();
+    fn dfs(n: u32, kids: &dyn Fn(&u32) -> Vec<u32>, pre: &mut Vec<u32>, post: &mut Vec<u32>) {
+        pre.push(n);
+        for c in kids(&n) {
+            dfs(c, kids, pre, post);
+        }
+        post.push(n);
+    }
+    let (mut pre, mut post) = (Vec::new(), Vec::new());
+    dfs(0, &kids, &mut pre, &mut post);
+    assert_eq!(finegrain::iter::walk_tree_prefix(0u32, kids).collect::<Vec<_>>(), pre);
+    assert_eq!(finegrain::iter::walk_tree_postfix(0u32, kids).collect::<Vec<_>>(), post);
+    assert_eq!(finegrain::iter::walk_tree(0u32, kids).map(u64::from).sum::<u64>(), (0..20_000u64).sum::<u64>());
+    assert_eq!(finegrain::iter::walk_tree_prefix(0u32, kids).find_first(|&n| n > 5000), pre.iter().copied().find(|&n| n > 5000));
     let mut m = v.clone();
     m.par_iter_mut().for_each(|x| *x += 1);
     assert_eq!(m, v.iter().map(|x| x + 1).collect::<Vec<_>>());

@@ -59,6 +59,7 @@ mod step_by;
 mod string;
 mod try_ops;
 mod vec;
+mod walk_tree;
 mod zip;
 
 pub use self::{
@@ -80,5 +81,6 @@ pub use self::{
     string::ParallelString,
     try_ops::Try,
     vec::{Drain, IntoIter, ParallelDrainRange},
+    walk_tree::{walk_tree, walk_tree_postfix, walk_tree_prefix, WalkTree},
 };
 
