@@ -239,6 +239,13 @@ fn all_checks() {
     assert_eq!(finegrain::iter::walk_tree_postfix(0u32, kids).collect::<Vec<_>>(), post);
     assert_eq!(finegrain::iter::walk_tree(0u32, kids).map(u64::from).sum::<u64>(), (0..20_000u64).sum::<u64>());
     assert_eq!(finegrain::iter::walk_tree_prefix(0u32, kids).find_first(|&n| n > 5000), pre.iter().copied().find(|&n| n > 5000));
+    // tuples of indexed iterators (MultiZip)
+    let mut out = vec![0u64; v.len()];
+    (&mut out, &v, 0..v.len()).into_par_iter().for_each(|(o, &x, i)| *o = x + i as u64);
+    assert_eq!(out, v.iter().enumerate().map(|(i, &x)| x + i as u64).collect::<Vec<_>>());
+    let pairs: Vec<(u64, u64)> = (&v, &out).into_par_iter().map(|(a, b)| (*a, *b)).collect();
+    assert_eq!(pairs, v.iter().copied().zip(out.iter().copied()).collect::<Vec<_>>());
+    assert_eq!((&v, &v, &v, &v, &v, &v[..10]).into_par_iter().count(), 10);
     let mut m = v.clone();
     m.par_iter_mut().for_each(|x| *x += 1);
     assert_eq!(m, v.iter().map(|x| x + 1).collect::<Vec<_>>());

@@ -41,6 +41,7 @@ mod intersperse;
 mod map;
 mod map_with;
 mod min_len;
+mod multizip;
 mod once;
 mod panic_fuse;
 mod par_bridge;
