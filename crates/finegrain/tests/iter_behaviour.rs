@@ -20,6 +20,8 @@ fn pool(spec: &str, threads: usize) -> Pool {
 #[test]
 fn find_any_stops_early_under_every_policy() {
     const N: u64 = 100_000_000;
+    // The other searches, on a tenth of that (the same 1% hit).
+    const M: u64 = N / 10;
     for spec in policy_names() {
         for threads in [1, 2, 4] {
             let p = pool(spec, threads);
@@ -51,21 +53,27 @@ fn find_any_stops_early_under_every_policy() {
                 N / 10
             };
             assert!(seen <= bound, "{spec} at {threads}: visited {seen} of {N}");
-            // `any`/`all`/`try_for_each`/`find_first` stop early too.
-            let visited = AtomicUsize::new(0);
-            let count = |i: u64| {
-                visited.fetch_add(1, Ordering::Relaxed);
-                i
-            };
-            p.install(|| {
-                assert!((0..N).into_par_iter().any(|i| count(i) == N / 100));
-                assert!(!(0..N).into_par_iter().all(|i| count(i) != N / 100));
-                assert_eq!((0..N).into_par_iter().try_for_each(|i| if count(i) == N / 100 { Err(i) } else { Ok(()) }), Err(N / 100));
-                assert_eq!((0..N).into_par_iter().find_first(|&i| count(i) >= N / 100), Some(N / 100));
-            });
-            let seen = visited.into_inner() as u64;
-            eprintln!("any/all/try/first {spec:>12} at {threads}: visited {:.2}% (of 4 x N)", seen as f64 * 25.0 / N as f64);
-            assert!(seen <= 4 * bound, "{spec} at {threads}: any/all/try/first visited {seen} of 4x{N}");
+            // `any`/`all`/`try_for_each`/`find_first` stop early too (the
+            // least of three runs again).
+            let seen = (0..3)
+                .map(|_| {
+                    let visited = AtomicUsize::new(0);
+                    let count = |i: u64| {
+                        visited.fetch_add(1, Ordering::Relaxed);
+                        i
+                    };
+                    p.install(|| {
+                        assert!((0..M).into_par_iter().any(|i| count(i) == M / 100));
+                        assert!(!(0..M).into_par_iter().all(|i| count(i) != M / 100));
+                        assert_eq!((0..M).into_par_iter().try_for_each(|i| if count(i) == M / 100 { Err(i) } else { Ok(()) }), Err(M / 100));
+                        assert_eq!((0..M).into_par_iter().find_first(|&i| count(i) >= M / 100), Some(M / 100));
+                    });
+                    visited.into_inner() as u64
+                })
+                .min()
+                .unwrap();
+            eprintln!("any/all/try/first {spec:>12} at {threads}: visited {:.2}% (of 4 x M)", seen as f64 * 25.0 / M as f64);
+            assert!(seen <= 4 * bound / 10, "{spec} at {threads}: any/all/try/first visited {seen} of 4x{M}");
         }
     }
 }
