@@ -10,6 +10,8 @@
 //! - dynamic task phases with small `Copy` task descriptors: [`phase`],
 //!   [`PhaseTask`];
 //! - dataflow graphs: [`Graph`].
+//! - parallel iterators with Rayon's names ([`iter`]; `use
+//!   finegrain::prelude::*;` where a Rayon program has `use rayon::prelude::*;`).
 //!
 //! Scheduling policies plug in behind one seam ([`policy`]) and are picked by a
 //! spec string: `Pool::builder().policy("ws:victim=nearest,steal=half")`. See
@@ -104,12 +106,14 @@ cfg_runtime! {
     mod fixed;
     mod graph;
     mod invoke;
+    pub mod iter;
     mod job;
     mod join;
     mod loops;
     mod mechanism;
     mod phase;
     mod pool;
+    pub mod prelude;
     mod priority;
     pub mod record;
     mod registry;
