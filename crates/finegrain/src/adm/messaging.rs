@@ -4,12 +4,12 @@
 
 use super::frame_marks::FrameMarks;
 use super::interrupt::{self};
+use super::loop_ranges::LoopRanges;
 use super::mailbox::{Mailbox, Msg, MsgKind};
 use super::private_queue::PrivateQueue;
 use super::shared::{Shared, WORKER};
 use super::spawn_gate::Gate;
 use super::tokens::{self};
-use super::victim::LoopRanges;
 use crate::job::{word_was_received, JobHeader, JobRef};
 use crate::mechanism::{Handles, LoopStep, Mechanism};
 use crate::policy::adm::{hand_to_idle, handoff_candidates, recount_depth, report_depth, Handoff, ManagerNode, Tree};

@@ -12,7 +12,7 @@
 //! | `private_queue.rs` | the owner-only queue of every other task |
 //! | `mailbox/` | per-worker mailboxes of short messages (design note, loom models) |
 //! | `interrupt.rs`, `deferral.rs` | `notify=interrupt`: rescue requests, the signal handler, deferral sections |
-//! | `victim.rs` | a victim's answer to `STEAL`, and `loops=range`: loops counted by chunks, cut when a steal asks |
+//! | `victim.rs`, `loop_ranges.rs` | a victim's answer to `STEAL`, and `loops=range`: loops counted by chunks, cut when a steal asks |
 //! | `tokens.rs` | termination and reduction tokens of phases (design note, proof) |
 //! | `shared.rs` | the pool's mailboxes and how a message reaches its receiver |
 //! | `manager_thread.rs`, `dedicated.rs` | `manager=dedicated`: every manager on one extra thread, and its mailbox |
@@ -59,6 +59,8 @@ pub(crate) use shared::Shared;
 
 #[cfg(not(loom))]
 mod hosted_managers;
+#[cfg(not(loom))]
+mod loop_ranges;
 #[cfg(not(loom))]
 mod messaging;
 #[cfg(not(loom))]

@@ -19,41 +19,14 @@
 //! Piggybacked loop reductions (`loops.rs`, `lbs_task`) run as phase tasks
 //! and still offer halves.
 
+use super::loop_ranges::MAX_OWED;
 use super::mailbox::MsgKind;
 use super::messaging::AdmWorker;
 use crate::job::JobRef;
 use crate::mechanism::{Handles, LoopStep};
-use crate::policy::adm::{range_cut, range_units, Adm, AdmLoops};
+use crate::policy::adm::{range_cut, range_units, AdmLoops};
 use crate::stats::Op;
 use crate::sync::Ordering;
-use std::cell::{Cell, RefCell};
-
-/// The most steals one worker owes at once; a further one is answered from
-/// the queue alone.
-const MAX_OWED: usize = 16;
-
-/// One worker's loop ranges under `loops=range` (inert under `split`).
-pub(crate) struct LoopRanges {
-    loops: AdmLoops,
-    /// Most `TASK` messages per steal ([`Adm::burst`]).
-    burst: usize,
-    /// Chunks of the innermost loop running here not yet started (0: none).
-    pub(super) left: Cell<usize>,
-    /// Steals to answer from the running range: stealer, chunks still owed,
-    /// the steal's `ends` word, tasks already sent for it.
-    owed: RefCell<Vec<(usize, usize, usize, usize)>>,
-}
-
-impl LoopRanges {
-    pub(super) fn new(p: &Adm) -> LoopRanges {
-        LoopRanges { loops: p.loops, burst: p.burst.max(1), left: Cell::new(0), owed: RefCell::new(Vec::new()) }
-    }
-
-    /// A loop runs here with chunks to spare for a steal.
-    fn running(&self) -> bool {
-        self.loops == AdmLoops::Range && self.left.get() > 0
-    }
-}
 
 impl AdmWorker {
     /// Victim side of `STEAL`: send up to `k` of the oldest tasks to
