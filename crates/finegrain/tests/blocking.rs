@@ -147,7 +147,11 @@ fn coarse_for_each(spec: &'static str) {
         let got = within_hang(move || {
             let p = pool(spec, 2);
             let n = std::sync::atomic::AtomicUsize::new(0);
-            p.install(|| finegrain::for_each(0..2, |_| drop(n.fetch_add(1, std::sync::atomic::Ordering::Relaxed))));
+            p.install(|| {
+                finegrain::for_each(0..2, |_| {
+                    n.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                })
+            });
             std::mem::forget(p);
             n.into_inner()
         });
