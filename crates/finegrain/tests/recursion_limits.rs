@@ -11,7 +11,7 @@ use std::process::Command;
 fn documented_depth(policy: &str) -> u32 {
     let release = !cfg!(debug_assertions);
     match policy {
-        "adm-central" | "adm-hier" => {
+        "adm-central" | "adm-hier" | "adm-paper-central" | "adm-paper-hier" => {
             if release {
                 180_000
             } else {
