@@ -164,19 +164,26 @@ impl UnitMech {
         }
         s.deques[w].push_back(out);
         s.total += 1;
+        cost + self.post_enqueue(cx, w, c, t, cost)
+    }
+
+    /// An enqueue reaching the GTU, after the core's own `cost` cycles:
+    /// posted (the core does not wait, but the request takes a slot and
+    /// answers a blocked dequeue), or, without the hardware unit, the
+    /// runtime's emulation taking the unit's lock. Returns the core's extra
+    /// cycles.
+    fn post_enqueue(&mut self, cx: &mut Ctx<'_>, w: usize, c: Carbon, t: u64, cost: u64) -> u64 {
         if !cx.cfg.preset.task_unit_hw {
-            // The runtime's emulation: the worker takes the unit's lock.
-            cost += self.locked_op(cx, w, t, costs::LOCKED_QUEUE_OP);
+            let lock = self.locked_op(cx, w, t, costs::LOCKED_QUEUE_OP);
             let wake = self.wake_cycles(cx);
-            self.parked.wake_one(cx, t + cost, wake);
-            return cost;
+            self.parked.wake_one(cx, t + cost + lock, wake);
+            return lock;
         }
-        // Posted: the core does not wait, but the request takes a slot.
         let one = cx.m.center_latency(w) as u64;
         self.server.serve(t + one, costs::CARBON_GTU_SERVICE);
         cx.messages += 1;
         self.answer_blocked(cx, c, t + one);
-        cost
+        0
     }
 
     /// Carbon with the hardware unit: a task reaching the GTU at `arrival`
@@ -351,18 +358,7 @@ impl UnitMech {
         }
         s.deques[w].push_back(Item { work: Work::Chunks { lp, lo: 0, hi: leaves, per: per as u32 }, path, from: w as u32 });
         s.total += tasks;
-        let mut cost = costs::CARBON_ISA;
-        if !cx.cfg.preset.task_unit_hw {
-            cost += self.locked_op(cx, w, t, costs::LOCKED_QUEUE_OP);
-            let wake = self.wake_cycles(cx);
-            self.parked.wake_one(cx, t + cost, wake);
-            return cost;
-        }
-        let one = cx.m.center_latency(w) as u64;
-        self.server.serve(t + one, costs::CARBON_GTU_SERVICE);
-        cx.messages += 1;
-        self.answer_blocked(cx, c, t + one);
-        cost
+        costs::CARBON_ISA + self.post_enqueue(cx, w, c, t, costs::CARBON_ISA)
     }
 
     fn swhier_dequeue(&mut self, cx: &mut Ctx<'_>, w: usize, h: SwHier, t: u64) -> Option<(Item, u64, bool)> {
