@@ -139,6 +139,10 @@ pub struct Loop {
     pub grain: u64,
     /// Iterations of the whole loop.
     pub iterations: u64,
+    /// The leaves' values are combined into one (a reduction: `reduce`,
+    /// `fold_chunks`), not only awaited; how its end is simulated depends on
+    /// the policy (`policy::reduce::phase_end`).
+    pub reduce: bool,
 }
 
 /// How costs were measured.
@@ -607,8 +611,13 @@ impl Builder {
             self.task(TaskKind::LoopLeaf, None);
         }
         let id = self.g.loops.len() as LoopId;
-        self.g.loops.push(Loop { first_leaf: first, leaves, grain, iterations });
+        self.g.loops.push(Loop { first_leaf: first, leaves, grain, iterations, reduce: false });
         (id, first..first + leaves)
+    }
+
+    /// Mark loop `id` a reduction (its leaves' values are combined into one).
+    pub fn set_reduce(&mut self, id: LoopId) {
+        self.g.loops[id as usize].reduce = true;
     }
 
     /// Record a task space over tasks made with [`Builder::task`] (checked

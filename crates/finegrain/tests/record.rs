@@ -46,11 +46,16 @@ fn loops_keep_their_range_as_leaves() {
     assert_eq!(sum.into_inner(), 499_500);
     assert_eq!(g.loops.len(), 1);
     assert_eq!(g.loops[0].leaves, 63, "ceil(1000 / 16)");
+    assert!(!g.loops[0].reduce, "a loop for its effects is no reduction");
     assert_eq!(kinds(&g, TaskKind::LoopLeaf), 63);
     let (r, g) = record::record(meta(), || finegrain::reduce(0..1_000_000usize, || 0u64, |i| i as u64, |a, b| a + b)).unwrap();
     assert_eq!(r, 499_999_500_000);
     // The grain of a 256-thread pool: 1e6 / (256 * 64) = 61 iterations.
     assert_eq!(g.loops[0].grain, 61);
+    assert!(g.loops[0].reduce, "its leaves' values are combined");
+    let method = finegrain::ReduceMethod::Auto;
+    let (r, g) = record::record(meta(), || finegrain::reduce_with(method, 0..1000usize, 0u64, |i| i as u64, |a, b| a + b)).unwrap();
+    assert_eq!((r, g.loops.len(), g.loops[0].reduce), (499_500, 1, true));
     let n = AtomicU64::new(0);
     let ((), g) = record::record(meta(), || {
         finegrain::for_each_2d([0..30, 0..40], |_, _| {
@@ -60,6 +65,7 @@ fn loops_keep_their_range_as_leaves() {
     .unwrap();
     assert_eq!(n.into_inner(), 1200);
     assert_eq!(g.loops.len(), 1);
+    assert!(!g.loops[0].reduce);
 }
 
 #[test]

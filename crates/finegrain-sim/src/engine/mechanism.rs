@@ -94,6 +94,22 @@ pub(crate) trait SimMechanism {
         cx.m.msg_latency(from, to) as u64
     }
 
+    /// Piggybacked reductions (`reduction::How::Piggyback`, asked only of a
+    /// mechanism with managers): reduction loop `lp` of `leaves` leaves
+    /// begins (its caller's tokens: that many tasks, armed).
+    fn arm_tokens(&mut self, _lp: u32, _leaves: u32) {}
+
+    /// A leaf of piggybacked reduction loop `lp` ended, not its last: its
+    /// token rides on the reports its worker sends anyway.
+    fn leaf_token(&mut self, _lp: u32) {}
+
+    /// The last leaf of piggybacked reduction loop `lp` ended on `from` at
+    /// `t`: cycles until its waiter `to` holds the value. By default (a
+    /// mechanism without managers) the shared-memory tree.
+    fn piggyback_end(&mut self, cx: &mut Ctx<'_>, _lp: u32, from: usize, to: usize, t: u64) -> u64 {
+        super::reduction::tree(cx, from, to, t)
+    }
+
     /// Begin loop `id` of `leaves` leaves on `w` at `t`: by default the whole
     /// range as one piece on its stack; returns the cycles `w` spends.
     fn start_loop(&mut self, cx: &mut Ctx<'_>, w: usize, id: u32, leaves: u32, path: SerialPath, t: u64) -> u64 {

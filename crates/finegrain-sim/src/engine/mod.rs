@@ -49,6 +49,7 @@ pub mod costs;
 mod item;
 mod mech;
 mod mechanism;
+mod reduction;
 pub mod result;
 mod run;
 pub mod space;
@@ -60,6 +61,8 @@ pub use space::{Locality, SpaceManager};
 
 #[cfg(test)]
 mod model_tests;
+#[cfg(test)]
+mod reduction_tests;
 #[cfg(test)]
 mod space_tests;
 #[cfg(test)]

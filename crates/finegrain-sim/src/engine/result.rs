@@ -27,15 +27,19 @@ pub enum Op {
     /// A request to a central unit, from issue to answer (Carbon's GTU, the
     /// lock of `sw-hier` and `pdf`), queueing included.
     UnitRequest = 7,
+    /// The end of a reduction loop, from its last leaf's end to its waiter
+    /// holding the value (`engine/reduction.rs`; ASPLOS 2010, section 6.1,
+    /// compares these for cg).
+    Reduction = 8,
 }
 
-pub const OPS: usize = 8;
+pub const OPS: usize = 9;
 
 impl Op {
     pub const ALL: [Op; OPS] =
-        [Op::Enqueue, Op::Dequeue, Op::Steal, Op::FailedRound, Op::ManagerUpdate, Op::SendTask, Op::ReceiveTask, Op::UnitRequest];
+        [Op::Enqueue, Op::Dequeue, Op::Steal, Op::FailedRound, Op::ManagerUpdate, Op::SendTask, Op::ReceiveTask, Op::UnitRequest, Op::Reduction];
     pub fn name(self) -> &'static str {
-        ["enqueue", "dequeue", "steal", "failed_round", "manager_update", "send_task", "receive_task", "unit_request"][self as usize]
+        ["enqueue", "dequeue", "steal", "failed_round", "manager_update", "send_task", "receive_task", "unit_request", "reduction"][self as usize]
     }
 }
 

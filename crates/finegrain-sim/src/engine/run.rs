@@ -18,6 +18,7 @@ use super::mech::ideal::IdealMech;
 use super::mech::unit::UnitMech;
 use super::mech::ws::WsMech;
 use super::mechanism::{Found, SimMechanism};
+use super::reduction::{self, How};
 use super::result::{Bucket, Op, SimResult, BUCKETS};
 use super::space::SpaceState;
 use crate::machine::Machine;
@@ -43,6 +44,11 @@ pub(crate) struct Sim<'g, M> {
     /// frames' `SerialPath`s; otherwise they stay empty, untouched.
     paths_on: bool,
     loop_waiter: Vec<u32>,
+    /// How the reduction loops end under this policy (`reduction::how`).
+    reduce_how: How,
+    /// Per loop, when its waiter may go on: its last leaf's end, plus the
+    /// reduction's end for a reduction loop (`u64::MAX` before).
+    loop_ready: Vec<u64>,
     preds_left: Vec<u32>,
     /// Modelled core cycles per unit of recorded work (`costs::cycles_per_work_unit`).
     inv_ipc: f64,
@@ -115,8 +121,10 @@ impl<'g, M: SimMechanism> Sim<'g, M> {
         let l1_hit = cfg.preset.l1.hit_cycles;
         let tiles: Vec<usize> = (0..n).map(|w| m.tile_of(w)).collect();
         let spaces = SpaceState::new(g, &cfg.locality, n, tiles, cfg.seed)?;
+        let cx = Ctx::new(g, cfg, m, policy);
+        let reduce_how = reduction::how(&cx, matches!(cfg.policy, SimPolicy::Ideal));
         Ok(Sim {
-            cx: Ctx::new(g, cfg, m, policy),
+            cx,
             mech,
             spaces,
             latch_waiter: vec![NONE; g.latches as usize],
@@ -124,6 +132,8 @@ impl<'g, M: SimMechanism> Sim<'g, M> {
             paths_on,
             latch_is_join,
             loop_waiter: vec![NONE; g.loops.len()],
+            reduce_how,
+            loop_ready: vec![u64::MAX; g.loops.len()],
             preds_left: g.tasks.iter().map(|t| t.preds).collect(),
             inv_ipc: costs::cycles_per_work_unit(g.meta.clock, cfg.preset),
             l1_hit,
@@ -295,6 +305,12 @@ impl<'g, M: SimMechanism> Sim<'g, M> {
                     self.loop_waiter[lp as usize] = w as u32;
                     return self.look_for_work(w, t);
                 }
+                let ready = self.loop_ready[lp as usize];
+                if ready > t {
+                    // A reduction's value is on its way: wait for it.
+                    self.cx.charge(w, Bucket::Starved, ready - t);
+                    return self.cx.schedule_turn(w, ready);
+                }
                 self.set_block(w, Block::None);
             }
         }
@@ -343,6 +359,11 @@ impl<'g, M: SimMechanism> Sim<'g, M> {
                 self.advance(w);
                 self.set_block(w, Block::Loop(id));
                 let lp = self.cx.g.loops[id as usize];
+                // Its waiter, known before it blocks (a reduction's value goes to it).
+                self.loop_waiter[id as usize] = w as u32;
+                if lp.reduce && self.reduce_how == How::Piggyback {
+                    self.mech.arm_tokens(id, lp.leaves);
+                }
                 let path = if self.paths_on { self.top_path(w) } else { SerialPath::default() };
                 let cost = self.mech.start_loop(&mut self.cx, w, id, lp.leaves, path, t);
                 self.cx.schedule_turn(w, t + cost.max(1));
@@ -435,9 +456,15 @@ impl<'g, M: SimMechanism> Sim<'g, M> {
             if let Some(Frame::Piece { lp, .. }) = self.cx.w[w].stack.last() {
                 let lp = *lp as usize;
                 self.cx.loop_left[lp] -= 1;
-                if self.cx.loop_left[lp] == 0 {
+                let last = self.cx.loop_left[lp] == 0;
+                let mut end = t;
+                if self.cx.g.loops[lp].reduce {
+                    end = self.reduction_leaf(w, lp, last, t);
+                }
+                if last {
+                    self.loop_ready[lp] = end;
                     let waiter = self.loop_waiter[lp];
-                    self.release_waiter(w, waiter, t);
+                    self.release_waiter(w, waiter, end);
                 }
             }
         }
@@ -467,6 +494,34 @@ impl<'g, M: SimMechanism> Sim<'g, M> {
                 self.cx.w[w].debt += c;
             }
         }
+    }
+
+    /// A leaf of reduction loop `lp` ended on `w` at `t` (the `last` one or
+    /// not): its value kept as the policy keeps it; returns when the loop's
+    /// waiter may go on (`t` but for the last leaf).
+    fn reduction_leaf(&mut self, w: usize, lp: usize, last: bool, t: u64) -> u64 {
+        let mut end = t;
+        match self.reduce_how {
+            How::Tree => {
+                let c = reduction::slot_write(&mut self.cx, w, t);
+                self.cx.charge(w, Bucket::Task, c);
+                self.cx.w[w].debt += c;
+                end += c;
+            }
+            How::Piggyback if !last => self.mech.leaf_token(lp as u32),
+            How::Piggyback | How::Free => {}
+        }
+        if !last {
+            return t;
+        }
+        let waiter = self.loop_waiter[lp] as usize;
+        let c = match self.reduce_how {
+            How::Tree => reduction::tree(&mut self.cx, w, waiter, end),
+            How::Piggyback => self.mech.piggyback_end(&mut self.cx, lp as u32, w, waiter, end),
+            How::Free => 0,
+        };
+        self.cx.op(Op::Reduction, end + c - t);
+        end + c
     }
 
     fn release_waiter(&mut self, from: usize, waiter: u32, t: u64) {

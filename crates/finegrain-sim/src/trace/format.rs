@@ -1,6 +1,6 @@
-//! The trace file format, version 2: a [`TaskGraph`] as compact,
-//! checksummed binary. Version 1 (the same without the task spaces) is still
-//! read.
+//! The trace file format, version 3: a [`TaskGraph`] as compact,
+//! checksummed binary. Versions 1 (without the task spaces) and 2 (without
+//! the loops' flags) are still read.
 //!
 //! # Layout
 //!
@@ -14,7 +14,7 @@
 //! | offset | size | field |
 //! |---|---|---|
 //! | 0 | 8 | magic `b"FGTRACE\0"` |
-//! | 8 | 4 | format version, `u32` (this build writes version [`VERSION`] = 2) |
+//! | 8 | 4 | format version, `u32` (this build writes version [`VERSION`] = 3) |
 //! | 12 | 7 × 8 | byte length of each section, `u64`, in the order meta, tasks, steps, lines, edges, loops, spaces |
 //! | 68 | Σ lengths | the seven sections, back to back |
 //! | end − 8 | 8 | checksum, `u64`, of every byte before it |
@@ -72,7 +72,9 @@
 //!
 //! **loops**: a varint count, then per loop a zvarint `first_leaf − end of the
 //! previous loop's leaves` (0 at first), varint `leaves`, varint `grain`,
-//! varint `iterations`.
+//! varint `iterations`, and (version 3) a varint of flags: bit 0 the loop is
+//! a reduction; other bits are errors. Earlier versions read as loops
+//! without reductions.
 //!
 //! **spaces** (version 2): a varint count, then per task space:
 //! - its extents `nx`, `ny`, `nz`, three varints (each fits 32 bits; their
@@ -117,7 +119,7 @@ use std::io::{Read, Write};
 /// The first 8 bytes of every trace file.
 pub const MAGIC: &[u8; 8] = b"FGTRACE\0";
 /// The format version this build writes and reads.
-pub const VERSION: u32 = 2;
+pub const VERSION: u32 = 3;
 /// The oldest version this build reads.
 pub const OLDEST_VERSION: u32 = 1;
 /// Byte length of the fixed header: magic, version, seven section lengths.
@@ -315,6 +317,7 @@ fn enc_loops(g: &TaskGraph, o: &mut Vec<u8>) {
         put(o, l.leaves as u64);
         put(o, l.grain);
         put(o, l.iterations);
+        put(o, u64::from(l.reduce));
         end = l.first_leaf.wrapping_add(l.leaves);
     }
 }
@@ -646,7 +649,7 @@ fn dec_ids(c: &mut Cur<'_>, n: usize, what: &'static str) -> Result<Vec<u32>, Si
     Ok(v)
 }
 
-fn dec_loops(c: &mut Cur<'_>) -> Result<Vec<Loop>, SimError> {
+fn dec_loops(c: &mut Cur<'_>, version: u32) -> Result<Vec<Loop>, SimError> {
     let n = c.count("loop count", 4)?;
     let mut v = Vec::with_capacity(n);
     let mut end = 0u32;
@@ -655,8 +658,12 @@ fn dec_loops(c: &mut Cur<'_>) -> Result<Vec<Loop>, SimError> {
         let leaves = c.u32("leaves")?;
         let grain = c.var("grain")?;
         let iterations = c.var("iterations")?;
+        let flags = if version >= 3 { c.var("loop flags")? } else { 0 };
+        if flags > 1 {
+            return Err(c.corrupt(format!("unknown loop flags {flags:#x} (bit 0, a reduction, is the only one)")));
+        }
         end = first_leaf.checked_add(leaves).ok_or_else(|| c.corrupt("loop leaves end out of range".into()))?;
-        v.push(Loop { first_leaf, leaves, grain, iterations });
+        v.push(Loop { first_leaf, leaves, grain, iterations, reduce: flags == 1 });
     }
     Ok(v)
 }
@@ -774,7 +781,7 @@ pub fn decode(b: &[u8]) -> Result<TaskGraph, SimError> {
     let edges = dec_edges(&mut c)?;
     c.done()?;
     let mut c = sec();
-    let loops = dec_loops(&mut c)?;
+    let loops = dec_loops(&mut c, version)?;
     c.done()?;
     let spaces = if nsec > 6 {
         let mut c = sec();

@@ -32,6 +32,7 @@ fn every_feature() -> TaskGraph {
     b.edge(n1, n2);
     b.edge(synth, n2);
     let (id, leaves) = b.new_loop(3, 7, 20);
+    b.set_reduce(id);
     for t in leaves {
         b.work(t, 11, &[Lines { first: u64::MAX - 2, count: 2, write: t % 2 == 0 }]);
     }
@@ -85,7 +86,10 @@ fn out_of_order() -> TaskGraph {
         Task { kind: TaskKind::Node, steps: (0, 0), latch: Some(2), succs: (2, 2), preds: 2 },
         Task { kind: TaskKind::LoopLeaf, steps: (8, 8), latch: None, succs: (0, 0), preds: 0 },
     ];
-    g.loops = vec![Loop { first_leaf: 5, leaves: 1, grain: 0, iterations: u64::MAX }, Loop { first_leaf: 3, leaves: 1, grain: 9, iterations: 9 }];
+    g.loops = vec![
+        Loop { first_leaf: 5, leaves: 1, grain: 0, iterations: u64::MAX, reduce: true },
+        Loop { first_leaf: 3, leaves: 1, grain: 9, iterations: 9, reduce: false },
+    ];
     g.validate().unwrap();
     g
 }
@@ -151,17 +155,58 @@ fn every_feature_round_trips() {
     roundtrip(&g);
 }
 
-/// A version 1 file (six sections, no task spaces) still reads.
+/// The loops section as versions 1 and 2 wrote it: no flags.
+fn loops_without_flags(g: &TaskGraph) -> Vec<u8> {
+    let mut o = varint(g.loops.len() as u64);
+    let mut end = 0i64;
+    for l in &g.loops {
+        o.extend(varint(zz(l.first_leaf as i64 - end)));
+        o.extend(varint(l.leaves as u64));
+        o.extend(varint(l.grain));
+        o.extend(varint(l.iterations));
+        end = (l.first_leaf + l.leaves) as i64;
+    }
+    o
+}
+
+/// `g` as a file of an earlier version reads: no loop is a reduction.
+fn without_reductions(g: &TaskGraph) -> TaskGraph {
+    let mut g = g.clone();
+    for l in &mut g.loops {
+        l.reduce = false;
+    }
+    g
+}
+
+/// Version 1 (six sections, no task spaces) and version 2 (no loop flags)
+/// files still read, as graphs whose loops are not reductions.
 #[test]
-fn version_1_files_still_read() {
+fn version_1_and_2_files_still_read() {
     let g = every_feature();
-    let v2 = encode(&g);
-    let secs = sections(&v2);
+    assert!(g.loops.iter().any(|l| l.reduce), "a reduction to lose");
+    let v3 = encode(&g);
+    let mut secs = sections(&v3);
     assert!(secs[6] == [0], "no spaces: a zero count");
+    secs[5] = loops_without_flags(&g);
+    let v2 = assemble(&secs, 2);
+    assert_eq!(v2.len(), v3.len() - g.loops.len(), "one flag byte a loop less");
+    assert_eq!(decode(&v2).unwrap(), without_reductions(&g));
     let v1 = assemble(&secs[..6], 1);
     assert_eq!(v1.len(), v2.len() - 9, "one table entry and the empty section less");
-    assert_eq!(decode(&v1).unwrap(), g);
+    assert_eq!(decode(&v1).unwrap(), without_reductions(&g));
     assert!(msg(decode(&v1[..header_len(1) - 1])).contains("the header is 60 bytes"));
+}
+
+/// A loop flag this build does not know is an error, not a guess.
+#[test]
+fn unknown_loop_flags_are_errors() {
+    let g = every_feature();
+    assert_eq!(g.loops.len(), 1, "the flags byte is the section's last");
+    let mut secs = sections(&encode(&g));
+    secs[5] = loops_without_flags(&g);
+    secs[5].push(2);
+    let m = msg(decode(&assemble(&secs, VERSION)));
+    assert!(m.contains("unknown loop flags 0x2"), "{m}");
 }
 
 /// Hostile task spaces: huge extents, unknown hints, short hints, and

@@ -78,9 +78,7 @@ impl Word for f64 {
     }
 }
 
-/// Radix of the combining tree (the software runtimes of Sanchez, Yoo,
-/// Kozyrakis, ASPLOS 2010, use radix-8 trees).
-pub(crate) const TREE_RADIX: usize = 8;
+use crate::policy::reduce::TREE_RADIX;
 
 /// End of a tree-reduced phase: X10-style counter (one unit for the caller's
 /// setup plus one per task not yet finished) and one cache-padded partial per

@@ -9,6 +9,12 @@
 
 use super::Mechanism;
 
+/// Radix of the combining tree of [`PhaseEnd::Tree`] (the software runtimes
+/// of Sanchez, Yoo, Kozyrakis, ASPLOS 2010, section 5.2, combine through
+/// radix-8 trees); the runtime's `phase/reduce.rs` and the simulator's
+/// `engine/reduction.rs` both use it.
+pub const TREE_RADIX: usize = 8;
+
 /// How `phase_reduce_with` combines the tasks' values.
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
 pub enum ReduceMethod {

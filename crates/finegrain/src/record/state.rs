@@ -333,6 +333,11 @@ where
     let first = with(|r| {
         r.close(now);
         let (id, ts) = r.b.new_loop(leaves as u32, g as u64, len as u64);
+        if std::mem::size_of::<T>() > 0 {
+            // A value per leaf, combined: a reduction (a loop for its
+            // effects folds `()`).
+            r.b.set_reduce(id);
+        }
         r.b.push(r.cur, Step::Loop { id });
         r.resume();
         ts.start

@@ -235,6 +235,23 @@ fn adm_sections_6(c: &mut Vec<Claim>) {
             eval,
         ));
     }
+    // 6.1: cg's reductions, piggybacked on ADM's termination messages
+    // against a tree through shared memory under Carbon.
+    let (a, b) = (Run::new("cg", cmp, ADM, 128), Run::new("cg", cmp, CARBON, 128));
+    let runs = vec![a.clone(), b.clone()];
+    let eval: Eval = Box::new(move |l| {
+        let ((x, n), (y, _)) = (l.reduction(&a)?, l.reduction(&b)?);
+        Ok((y / x.max(1.0), format!("{x:.0} cycles per reduction (ADM), {y:.0} (Carbon), over {n} reductions")))
+    });
+    c.push(Claim::new(
+        "000 §6.1",
+        "cg: ADM's reductions an order of magnitude faster than Carbon's at 128 threads (390 vs 4 K cycles)".into(),
+        "Carbon cycles per reduction / ADM's",
+        "10.3",
+        Band::at_least(5.0),
+        runs,
+        eval,
+    ));
     // 6.3: ULI.
     let (runs, eval) = faster(Run::new("maxflow-async", cmp, ADM, 256), Run::new("maxflow-async", cmp, ADM, 256).uli());
     c.push(Claim::new(

@@ -97,6 +97,16 @@ impl Lookup<'_> {
         Ok(self.result(r)?.op(Op::UnitRequest).mean())
     }
 
+    /// Mean cycles from a reduction loop's last leaf to its waiter holding
+    /// the value, and how many reduction loops ended.
+    pub fn reduction(&self, r: &Run) -> Result<(f64, u64), String> {
+        let o = self.result(r)?.op(Op::Reduction);
+        match o.count {
+            0 => Err(format!("{}: no reduction loop in the trace", r.label())),
+            n => Ok((o.mean(), n)),
+        }
+    }
+
     /// Cycles spent in message handlers, workers' and managers'.
     pub fn handler_cycles(&self, r: &Run) -> Result<f64, String> {
         let x = self.result(r)?;

@@ -43,7 +43,7 @@ use crate::engine::mechanism::{Found, SimMechanism};
 use crate::engine::result::{Bucket, MessageKind, Op};
 use finegrain::policy::adm::{
     decrease_due, hand_to_idle, handoff_candidates, next_report_threshold, offers_halves, range_cut, range_units, route, Action, AdmLoops, Handoff,
-    ManagerNode, Route, Tree, RECEIVE_BUFFER,
+    ManagerNode, PhaseTokens, Route, TokenBook, Tree, RECEIVE_BUFFER,
 };
 use finegrain::policy::{Adm, Order};
 use std::collections::{BTreeSet, VecDeque};
@@ -138,6 +138,8 @@ pub(crate) struct AdmMech {
     handler_busy: Vec<u64>,
     /// Per message kind ([`KINDS`]): sent, and cycles from send to handler.
     kinds: [MessageKind; 6],
+    /// The root manager's reduction tokens, per reduction loop.
+    tokens: TokenBook,
 }
 
 impl AdmMech {
@@ -161,6 +163,7 @@ impl AdmMech {
             overflows: 0,
             handler_busy: vec![0; n],
             kinds: KINDS.map(|name| MessageKind { name, ..MessageKind::default() }),
+            tokens: TokenBook::default(),
         }
     }
 }
@@ -637,6 +640,49 @@ impl SimMechanism for AdmMech {
     /// (today's runtime) it is a parked thread.
     fn message_kinds(&self) -> Vec<MessageKind> {
         self.kinds.to_vec()
+    }
+
+    fn arm_tokens(&mut self, lp: u32, leaves: u32) {
+        let t = PhaseTokens { phase: lp as usize, enqueued: leaves as usize, ran: 0, partial: 0, armed: true };
+        self.tokens.add(t, |a, b| a + b);
+    }
+
+    /// A leaf's token rides on a report its worker sends anyway (the
+    /// starving report, or the next threshold's): it costs nothing.
+    fn leaf_token(&mut self, lp: u32) {
+        self.tokens.add(PhaseTokens { phase: lp as usize, enqueued: 0, ran: 1, partial: 0, armed: false }, |a, b| a + b);
+    }
+
+    /// The last leaf's token travels with `from`'s report up its managers to
+    /// the root, which completes the loop (`TokenBook::take_complete`), and
+    /// the value comes down with `UNBLOCK` through the waiter's managers
+    /// (ASPLOS 2010, section 4.2). Each hop costs the network's latency, a
+    /// send, and the receiver's handler once its previous handler is over;
+    /// the hops are not queued behind other mail.
+    fn piggyback_end(&mut self, cx: &mut Ctx<'_>, lp: u32, from: usize, to: usize, t: u64) -> u64 {
+        let uli = cx.cfg.delivery == Delivery::Uli;
+        let handler = if uli { costs::ULI_RECV_UPDATE } else { costs::ADM_HANDLER };
+        let mut at = t;
+        let mut here = from;
+        let hop = |cx: &mut Ctx<'_>, busy: &[u64], to: usize, at: u64, here: usize| {
+            let arrive = at + costs::ADM_SEND + cx.m.msg_latency(here, to) as u64;
+            arrive.max(busy[to]) + handler
+        };
+        let root = self.tree.root();
+        for level in 0..=root {
+            let host = self.tree.host(level, self.tree.partition_of(level, from));
+            at = hop(cx, &self.handler_busy, host, at, here);
+            here = host;
+        }
+        self.leaf_token(lp);
+        let done = self.tokens.take_complete(lp as usize, 0);
+        debug_assert!(done.is_some(), "reduction loop {lp}: the root's tokens do not complete it");
+        for level in (0..root).rev() {
+            let host = self.tree.host(level, self.tree.partition_of(level, to));
+            at = hop(cx, &self.handler_busy, host, at, here);
+            here = host;
+        }
+        hop(cx, &self.handler_busy, to, at, here) - t
     }
 
     fn wake_cycles(&self, cx: &Ctx<'_>) -> u64 {

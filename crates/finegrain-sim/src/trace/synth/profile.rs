@@ -13,7 +13,7 @@
 //! | mergesort | 3,900 | a binary fork-join tree of exactly `tasks` nodes (each node spawns its two halves and waits, then merges); merge-sort footprint, 4 lines per node, two arrays | `tasks` |
 //! | maxflow | 674 | P phases (`⌈tasks/8192⌉`, at most 16) of dynamic [`TaskKind::Phase`] tasks: the root spawns 64, each later task is spawned by a uniformly chosen earlier one of its phase, after its work (push-relabel's discharges); 2 random lines written | `tasks` |
 //! | ced | 419 | phases of 4 loops (Canny's stages) of 1,024 leaves over the same image, 4 lines per leaf | 1 + R·4·1024 |
-//! | cg | 976 | phases of 3 loops (SpMV, two vector updates) of 1,024 leaves, the same lines each phase (8 read and 1 written per leaf) | 1 + R·3·1024 |
+//! | cg | 976 | phases of 3 loops (SpMV, two vector updates) of 1,024 leaves, the same lines each phase (8 read and 1 written per leaf); the vector updates are reductions (the dot products) | 1 + R·3·1024 |
 //! | gtfold | 14,800 | a triangular dataflow wavefront: cell (i, j), i ≤ j < n, depends on (i+1, j) and (i, j−1); the root spawns the diagonal; one line per cell | 1 + n(n+1)/2 |
 //! | hashjoin | 1,600 | two loops (build, probe) of `(tasks−1)/2` leaves: each reads 2 lines of its input and touches one random bucket line (written in build, read in probe) | 1 + 2·⌊(tasks−1)/2⌋ |
 //!
@@ -90,6 +90,10 @@ pub fn profile(name: &str, tasks: u64, seed: u64) -> Result<TaskGraph, SimError>
                     } else {
                         add_loop(&mut b, &mut rng, it, 1, &d, (9 + j) * it * lines as u64, if name == "cg" { 1 } else { lines }, true)
                     };
+                    if name == "cg" && j > 0 {
+                        // The vector updates carry cg's dot products.
+                        b.set_reduce(id);
+                    }
                     b.push(0, Step::Loop { id });
                 }
             }
