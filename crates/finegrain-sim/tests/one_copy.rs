@@ -198,3 +198,16 @@ fn the_call_finder_finds_calls_and_nothing_else() {
     assert_eq!(calls(src, "decide"), 3);
     assert_eq!(calls(src, "decide_more"), 1);
 }
+
+/// `docs/simulation.md` tables the one-sided decisions with their reasons:
+/// the same names as [`ONE_SIDED`].
+#[test]
+fn the_docs_list_every_one_sided_decision() {
+    let doc = std::fs::read_to_string(root().join("docs/simulation.md")).unwrap();
+    let a = doc.find("<!-- one-sided:begin").expect("docs/simulation.md has the one-sided markers");
+    let b = doc[a..].find("<!-- one-sided:end").map(|i| a + i).expect("docs/simulation.md has the one-sided end marker");
+    let documented: std::collections::BTreeSet<&str> =
+        doc[a..b].lines().filter_map(|l| l.strip_prefix("| `")).filter_map(|l| l.split('`').next()).collect();
+    let listed: std::collections::BTreeSet<&str> = ONE_SIDED.iter().map(|e| e.0).collect();
+    assert_eq!(documented, listed, "docs/simulation.md's table of one-sided decisions and ONE_SIDED differ");
+}
