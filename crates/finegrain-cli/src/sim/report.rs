@@ -49,6 +49,11 @@ pub struct Row {
     /// thread their plan gave them to.
     pub space_tasks: u64,
     pub space_stolen: u64,
+    /// Under `pdf`: the most tasks started ahead of the earliest unstarted
+    /// one in serial order, and the bound `threads x D` (`D` the task
+    /// tree's depth; Blelloch, Gibbons, Matias, JACM 1999).
+    pub premature_most: Option<u64>,
+    pub premature_bound: Option<u64>,
 }
 
 pub fn rows(results: &[SimResult], labels: &[String]) -> Vec<Row> {
@@ -78,6 +83,8 @@ pub fn rows(results: &[SimResult], labels: &[String]) -> Vec<Row> {
             events: r.events,
             task_cycles: r.task_cycles(),
             space_tasks: r.space_tasks,
+            premature_most: r.premature.map(|p| p.0),
+            premature_bound: r.premature.map(|p| r.threads as u64 * p.1 as u64),
             space_stolen: r.space_stolen,
         });
     }
@@ -137,6 +144,22 @@ pub fn table(rows: &[Row], source: &str, preset: &Preset) -> String {
     }
     let mut out = format!("{source} on {} ({}):\n{}", preset.name, preset.summary, t.render());
     out.push_str(&message_table(rows));
+    out.push_str(&premature_lines(rows));
+    out
+}
+
+/// Under `pdf`, the premature-task count beside its bound.
+fn premature_lines(rows: &[Row]) -> String {
+    let mut out = String::new();
+    for r in rows {
+        if let (Some(m), Some(b)) = (r.premature_most, r.premature_bound) {
+            let verdict = if m <= b { "within" } else { "over" };
+            out.push_str(&format!("\n{} at {} threads: at most {m} tasks started ahead of serial order, {verdict} p x D = {b}", r.policy, r.threads));
+        }
+    }
+    if !out.is_empty() {
+        out.push('\n');
+    }
     out
 }
 

@@ -49,6 +49,7 @@ pub mod costs;
 mod item;
 mod mech;
 mod mechanism;
+mod premature;
 mod reduction;
 pub mod result;
 mod run;

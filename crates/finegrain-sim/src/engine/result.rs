@@ -107,6 +107,10 @@ pub struct SimResult {
     /// Per thread, the space tasks it started, in order (only with
     /// `Locality::log_starts`).
     pub space_starts: Vec<Vec<u32>>,
+    /// Under `pdf` (on a graph without dataflow nodes): the most tasks
+    /// started ahead of the earliest unstarted one in serial order, and the
+    /// task tree's depth `D` (the bound is `threads x D`; `premature.rs`).
+    pub premature: Option<(u64, u32)>,
     pub mem: MemStats,
     /// Events processed: worker turns, cache accesses, messages.
     pub events: u64,

@@ -18,6 +18,7 @@ use super::mech::ideal::IdealMech;
 use super::mech::unit::UnitMech;
 use super::mech::ws::WsMech;
 use super::mechanism::{Found, SimMechanism};
+use super::premature::Premature;
 use super::reduction::{self, How};
 use super::result::{Bucket, Op, SimResult, BUCKETS};
 use super::space::SpaceState;
@@ -49,6 +50,8 @@ pub(crate) struct Sim<'g, M> {
     /// Per loop, when its waiter may go on: its last leaf's end, plus the
     /// reduction's end for a reduction loop (`u64::MAX` before).
     loop_ready: Vec<u64>,
+    /// Under `pdf`: the premature tasks counted at each start.
+    premature: Option<Premature>,
     preds_left: Vec<u32>,
     /// Modelled core cycles per unit of recorded work (`costs::cycles_per_work_unit`).
     inv_ipc: f64,
@@ -134,6 +137,7 @@ impl<'g, M: SimMechanism> Sim<'g, M> {
             loop_waiter: vec![NONE; g.loops.len()],
             reduce_how,
             loop_ready: vec![u64::MAX; g.loops.len()],
+            premature: if paths_on { Premature::new(g) } else { None },
             preds_left: g.tasks.iter().map(|t| t.preds).collect(),
             inv_ipc: costs::cycles_per_work_unit(g.meta.clock, cfg.preset),
             l1_hit,
@@ -142,14 +146,8 @@ impl<'g, M: SimMechanism> Sim<'g, M> {
 
     pub(crate) fn run(&mut self) -> Result<(), SimError> {
         // The root runs on worker 0; the others start looking for work.
-        self.cx.w[0].stack.push(Frame::Task {
-            t: 0,
-            step: self.cx.g.tasks[0].steps.0,
-            end: self.cx.g.tasks[0].steps.1,
-            pos: WorkPos::default(),
-            block: Block::None,
-            path: SerialPath::default(),
-        });
+        let root = self.task_frame(0, SerialPath::default());
+        self.cx.w[0].stack.push(root);
         for w in 0..self.cx.n {
             self.cx.schedule_turn(w, 0);
         }
@@ -238,7 +236,11 @@ impl<'g, M: SimMechanism> Sim<'g, M> {
         self.cx.w[w].stack.push(f);
     }
 
-    fn task_frame(&self, t: TaskId, path: SerialPath) -> Frame {
+    /// The frame of task `t`, starting now.
+    fn task_frame(&mut self, t: TaskId, path: SerialPath) -> Frame {
+        if let Some(p) = &mut self.premature {
+            p.start(t);
+        }
         let (a, b) = self.cx.g.tasks[t as usize].steps;
         Frame::Task { t, step: a, end: b, pos: WorkPos::default(), block: Block::None, path }
     }
@@ -570,6 +572,7 @@ impl<'g, M: SimMechanism> Sim<'g, M> {
             space_stolen: self.spaces.stolen,
             space_steals: self.spaces.steals,
             space_starts: std::mem::take(&mut self.spaces.starts),
+            premature: self.premature.as_ref().map(|p| (p.most, p.depth)),
             mem: self.cx.m.stats().clone(),
             events: self.cx.events,
             wall_s,

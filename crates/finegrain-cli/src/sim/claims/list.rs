@@ -449,6 +449,27 @@ fn pdf(c: &mut Vec<Claim>) {
         )
         .bound("cilksort", pc, 32),
     );
+    // The premature-task bound of Blelloch, Gibbons, Matias (JACM 1999),
+    // which 004 builds on: on dedicated workers, at most p x D tasks run
+    // ahead of serial order. cg's loops show where `pdf` deviates (halves
+    // of a range handed to thieves; docs/simulation.md).
+    for w in ["cilksort", "cg"] {
+        let r = Run::new(w, pc, "pdf", 32);
+        let runs = vec![r.clone()];
+        let eval: Eval = Box::new(move |l| {
+            let (most, bound) = l.premature(&r)?;
+            Ok((most as f64 / bound.max(1) as f64, format!("at most {most} tasks ahead of serial order, p x D = {bound}")))
+        });
+        c.push(Claim::new(
+            "004",
+            format!("{w} under PDF at 32 threads: at most p x D tasks premature"),
+            "most premature tasks / (p x D)",
+            "at most 1",
+            Band::at_most(1.0),
+            runs,
+            eval,
+        ));
+    }
     let (runs, eval) = faster(Run::new("cilksort", pc, "pdf", 32), Run::new("cilksort", pc, "ws", 32));
     c.push(Claim::new(
         "004",

@@ -107,6 +107,14 @@ impl Lookup<'_> {
         }
     }
 
+    /// Under `pdf`: the most tasks started ahead of serial order, and the
+    /// bound `threads x D`.
+    pub fn premature(&self, r: &Run) -> Result<(u64, u64), String> {
+        let x = self.result(r)?;
+        let (most, d) = x.premature.ok_or_else(|| format!("{}: no premature count (pdf on a graph without dataflow nodes only)", r.label()))?;
+        Ok((most, x.threads as u64 * d as u64))
+    }
+
     /// Cycles spent in message handlers, workers' and managers'.
     pub fn handler_cycles(&self, r: &Run) -> Result<f64, String> {
         let x = self.result(r)?;
