@@ -18,14 +18,14 @@ fn documented_depth(policy: &str) -> u32 {
                 15_000
             }
         }
-        "ws" => {
+        "ws" | "ws-paper" => {
             if release {
                 80_000
             } else {
                 5_000
             }
         }
-        "carbon" => {
+        "carbon" | "carbon-paper" => {
             if release {
                 30_000
             } else {

@@ -36,6 +36,10 @@ use std::time::{Duration, Instant};
 /// all of `crates/finegrain/tests/stress.rs`'s list.
 pub const POLICIES: &[&str] = &[
     "ws",
+    "ws-paper",
+    "ws-paper:victim=random,steal=one",
+    "ws-paper:victim=round-robin,steal=3,order=fifo,spin=0",
+    "ws-paper:victim=hier,radix=2",
     "ws:victim=nearest",
     "ws:victim=round-robin,steal=one",
     "ws:victim=hier,radix=2,steal=4",
@@ -67,6 +71,9 @@ pub const POLICIES: &[&str] = &[
     "carbon:deque=1,limit=1",
     "carbon:loops=split,grain=4",
     "carbon:prefetch-steal=no",
+    "carbon-paper",
+    "carbon-paper:prefetch-steal=yes,loops=split",
+    "carbon-paper:deque=4,prefetch=0,limit=2,grain=8,loop-tasks=2,spin=0",
     "sw-hier",
     "sw-hier:order=lifo",
     "sw-hier:order=priority,private=1",
@@ -94,11 +101,15 @@ pub const POLICIES: &[&str] = &[
 /// Whether tasks of `spec` may wait on other tasks: not under `static`
 /// (nothing moves between workers: a task waiting for a task queued on its
 /// own worker waits forever) nor the paper-faithful variants documented to
-/// leave a task stranded behind a blocked owner (`carbon:prefetch-steal=no`,
-/// `sw-hier:bound=off`, `notify=poll`: `docs/blocking.md`).
-/// `--force-blocking` runs blocking scenarios anyway.
+/// leave a task stranded behind a blocked owner (`carbon:prefetch-steal=no`
+/// and `carbon-paper`, `sw-hier:bound=off`, `notify=poll`:
+/// `docs/blocking.md`), judged on the canonical spec, which spells out every
+/// option. `--force-blocking` runs blocking scenarios anyway.
 pub fn supports_blocking(spec: &str) -> bool {
-    let s: String = spec.chars().filter(|c| !c.is_whitespace()).collect();
+    let s: String = match finegrain::Policy::parse(spec) {
+        Ok(p) => p.canonical(),
+        Err(_) => spec.chars().filter(|c| !c.is_whitespace()).collect(),
+    };
     !(s == "static" || s.starts_with("static:") || s.contains("prefetch-steal=no") || s.contains("bound=off") || s.contains("notify=poll"))
 }
 

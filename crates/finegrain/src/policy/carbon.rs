@@ -34,6 +34,9 @@
 //!   binary splitting instead (splitting only while the GTU holds fewer tasks
 //!   than there are workers), to compare.
 //!
+//! `carbon-paper` is the hardware as the paper describes it, by name:
+//! `prefetch-steal=no` (the rest of the defaults are the paper's already).
+//!
 //! This file holds the decisions; `unit/` carries them out.
 
 use super::locality::steal::Stealing;
@@ -170,6 +173,24 @@ const OPTIONS: &[OptionInfo] = &[
     SPIN,
 ];
 
+/// `carbon-paper`'s options: `carbon`'s with the hardware's buffer rule as
+/// the default.
+const PAPER_OPTIONS: &[OptionInfo] =
+    &[OPTIONS[0], OPTIONS[1], OPTIONS[2], OptionInfo { default: "no", ..OPTIONS[3] }, OPTIONS[4], OPTIONS[5], OPTIONS[6], OPTIONS[7]];
+const _: () = assert!(matches!(OPTIONS[3].name.as_bytes(), b"prefetch-steal") && OPTIONS.len() == 8);
+
+pub(crate) static PAPER: Registration = Registration {
+    info: PolicyInfo {
+        name: "carbon-paper",
+        summary: "carbon as the hardware: a prefetched task stays in its LTU, invisible to thieves",
+        source:
+            "Kumar, Hughes, Nguyen, Carbon: Architectural Support for Fine-Grained Parallelism on Chip Multiprocessors, ISCA 2007, sections 4.2-4.3",
+        options: PAPER_OPTIONS,
+    },
+    build: |s| build_with(s, "carbon-paper", "no"),
+    value,
+};
+
 pub(crate) static REGISTRATION: Registration = Registration {
     info: PolicyInfo {
         name: "carbon",
@@ -202,10 +223,14 @@ fn value(p: &Policy, option: &str) -> Option<String> {
 }
 
 fn build(spec: &mut Spec<'_>) -> Result<Policy, Error> {
+    build_with(spec, "carbon", "yes")
+}
+
+fn build_with(spec: &mut Spec<'_>, name: &'static str, prefetch_steal: &'static str) -> Result<Policy, Error> {
     let deque = spec.int("deque", 1, 65536, 32)?;
     let prefetch = spec.int("prefetch", 0, 1, 1)?;
     let limit = spec.int("limit", 0, deque, Carbon::default_limit(deque))?;
-    let prefetch_steal = spec.choice("prefetch-steal", &["yes", "no"], "yes")? == "yes";
+    let prefetch_steal = spec.choice("prefetch-steal", &["yes", "no"], prefetch_steal)? == "yes";
     let loop_descriptor = spec.choice("loops", &["descriptor", "split"], "descriptor")? == "descriptor";
     let grain = match spec.raw("grain") {
         None | Some("auto") => 0,
@@ -217,7 +242,7 @@ fn build(spec: &mut Spec<'_>) -> Result<Policy, Error> {
     let loop_tasks = spec.int("loop-tasks", 1, 4096, AUTO_TASKS_PER_WORKER)?;
     let spin = spec.int("spin", 0, 100_000, 64)? as u32;
     Ok(Policy {
-        name: "carbon",
+        name,
         kind: PolicyKind::Unit(UnitPolicy::Carbon(Carbon { deque, prefetch, limit, prefetch_steal, loop_descriptor, grain, loop_tasks })),
         order: Order::Lifo,
         idle: Idle::with_spin(spin),

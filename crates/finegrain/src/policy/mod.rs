@@ -337,11 +337,13 @@ pub(crate) struct Registration {
 /// Every policy the runtime knows. Adding one: a new file and a line here.
 static REGISTERED: &[&Registration] = &[
     &ws::REGISTRATION,
+    &ws::PAPER,
     &adm::ADM_CENTRAL,
     &adm::ADM_HIER,
     &adm::ADM_PAPER_CENTRAL,
     &adm::ADM_PAPER_HIER,
     &carbon::REGISTRATION,
+    &carbon::PAPER,
     &swhier::REGISTRATION,
     &pdf::REGISTRATION,
     &fixed::REGISTRATION,

@@ -6,6 +6,8 @@
 //! from the top. The paper's tuned configuration steals half the victim's tasks
 //! from the nearest neighbour; our default victim is random (the Cilk choice),
 //! which does better on machines whose topology sysfs does not describe.
+//! `ws-paper` is the paper's configuration by name (victim `nearest`, steal
+//! `half`; its phases and scopes end on X10-style counters, as every `ws`'s).
 
 use super::locality::steal::Stealing;
 use super::{Idle, OptionInfo, Order, Policy, PolicyInfo, PolicyKind, Registration, Spec, StealAmount, VictimKind, ORDER, SPIN};
@@ -35,6 +37,21 @@ const OPTIONS: &[OptionInfo] = &[
     SPIN,
 ];
 
+/// `ws-paper`'s options: `ws`'s with the paper's victim as the default.
+const PAPER_OPTIONS: &[OptionInfo] = &[OptionInfo { default: "nearest", ..OPTIONS[0] }, OPTIONS[1], OPTIONS[2], OPTIONS[3], OPTIONS[4]];
+const _: () = assert!(matches!(OPTIONS[0].name.as_bytes(), b"victim") && OPTIONS.len() == 5);
+
+pub(crate) static PAPER: Registration = Registration {
+    info: PolicyInfo {
+        name: "ws-paper",
+        summary: "ws as the ADM paper's software baseline: steal half from the nearest neighbour",
+        source: "Sanchez, Yoo, Kozyrakis, Flexible Architectural Support for Fine-Grain Scheduling, ASPLOS 2010, section 4.1",
+        options: PAPER_OPTIONS,
+    },
+    build: |s| build_with(s, "ws-paper", "nearest"),
+    value,
+};
+
 pub(crate) static REGISTRATION: Registration = Registration {
     info: PolicyInfo {
         name: "ws",
@@ -61,7 +78,11 @@ fn value(p: &Policy, option: &str) -> Option<String> {
 }
 
 fn build(spec: &mut Spec<'_>) -> Result<Policy, Error> {
-    let victim = VictimKind::from_name(spec.choice("victim", &VictimKind::NAMES, "random")?).expect("checked by choice");
+    build_with(spec, "ws", "random")
+}
+
+fn build_with(spec: &mut Spec<'_>, name: &'static str, victim: &'static str) -> Result<Policy, Error> {
+    let victim = VictimKind::from_name(spec.choice("victim", &VictimKind::NAMES, victim)?).expect("checked by choice");
     let steal = match spec.raw("steal") {
         None | Some("half") => StealAmount::Half,
         Some("one") => StealAmount::One,
@@ -78,5 +99,5 @@ fn build(spec: &mut Spec<'_>) -> Result<Policy, Error> {
     };
     let radix = spec.int("radix", 2, 1024, 8)?;
     let spin = spec.int("spin", 0, 100_000, 64)? as u32;
-    Ok(Policy { name: "ws", kind: PolicyKind::Ws(Ws { victim, steal, radix }), order, idle: Idle::with_spin(spin), space_steal: Stealing::Baseline })
+    Ok(Policy { name, kind: PolicyKind::Ws(Ws { victim, steal, radix }), order, idle: Idle::with_spin(spin), space_steal: Stealing::Baseline })
 }

@@ -16,17 +16,18 @@
 use super::runs::{Run, Switch};
 use super::verdict::{Band, Lookup};
 
-/// The policies as the papers configure them. The software baseline of 000
-/// (section 4.1) steals half from the nearest neighbour; ADM is the paper's
-/// protocol (`adm-paper-hier`: Table 2 as written, every steal through the
-/// managers, loops as ranges cut when stolen) on the hierarchical manager
-/// tree of radix 8 with messages by interrupt, and `adm-paper-central` its
-/// one-manager form; Carbon is the runtime's `carbon` (4.1: LTU of one
-/// prefetched task, 32-task GTU queues).
-pub const SW: &str = "ws:victim=nearest,steal=half";
+/// The policies as the papers configure them, each by its registered
+/// paper name: the software baseline of 000 (section 4.1, `ws-paper`: steal
+/// half from the nearest neighbour); ADM as the paper's protocol
+/// (`adm-paper-hier`: Table 2 as written, every steal through the managers,
+/// loops as ranges cut when stolen) on the hierarchical manager tree of radix
+/// 8 with messages by interrupt, and `adm-paper-central` its one-manager
+/// form; Carbon as the hardware (`carbon-paper`: 4.1, an LTU of one
+/// prefetched task invisible to thieves, 32-task GTU queues).
+pub const SW: &str = "ws-paper";
 pub const ADM: &str = "adm-paper-hier";
 pub const ADM_CENTRAL: &str = "adm-paper-central";
-pub const CARBON: &str = "carbon";
+pub const CARBON: &str = "carbon-paper";
 pub const IDEAL: &str = "ideal";
 
 /// How a claim computes its quantity from the runs' results.
