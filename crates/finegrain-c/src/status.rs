@@ -195,3 +195,40 @@ impl Ctx {
         self.0
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::ffi::CStr;
+
+    fn last() -> String {
+        // SAFETY: `fg_last_error` returns a NUL-terminated string of this thread.
+        unsafe { CStr::from_ptr(fg_last_error()) }.to_string_lossy().into_owned()
+    }
+
+    /// A panic inside the boundary is a status and a message, not an unwind.
+    #[test]
+    fn a_panic_becomes_fg_err_panic() {
+        let s = guard("fg_test", || panic!("boom {}", 7));
+        assert_eq!(s, FG_ERR_PANIC);
+        assert!(last().contains("fg_test") && last().contains("boom 7"), "{}", last());
+        assert_eq!(guard("fg_test", || Ok(())), FG_OK);
+        assert!(last().contains("boom 7"), "a success leaves the last error alone");
+    }
+
+    #[test]
+    fn messages_with_nul_bytes_are_cut_there() {
+        assert_eq!(report(Failure(FG_ERR_INVALID, "before\0after".into())), FG_ERR_INVALID);
+        assert_eq!(last(), "before");
+    }
+
+    #[test]
+    fn every_status_has_its_name() {
+        for (s, n) in [(FG_OK, "FG_OK"), (FG_ERR_NULL, "FG_ERR_NULL"), (FG_ERR_PANIC, "FG_ERR_PANIC"), (FG_ERR_HINT, "FG_ERR_HINT")] {
+            // SAFETY: a static NUL-terminated string.
+            assert_eq!(unsafe { CStr::from_ptr(fg_status_name(s as i32)) }.to_str().unwrap(), n);
+        }
+        // SAFETY: as above.
+        assert_eq!(unsafe { CStr::from_ptr(fg_status_name(99)) }.to_str().unwrap(), "FG_UNKNOWN");
+    }
+}
