@@ -16,19 +16,24 @@ static uint64_t fib_serial(unsigned n) {
     return n < 2 ? n : fib_serial(n - 1) + fib_serial(n - 2);
 }
 
-static void fib_invoke_task(void *p);
-
-static uint64_t fib_invoke(unsigned n) {
-    if (n < 2)
-        return n;
-    struct fib a = {n - 1, 0}, b = {n - 2, 0};
-    FG_TRY(fg_invoke(fib_invoke_task, &a, fib_invoke_task, &b));
-    return a.r + b.r;
-}
-
+/* One C function per call of the recursion, as a C programmer writes it:
+ * the task computes its own fib into its struct. */
 static void fib_invoke_task(void *p) {
     struct fib *f = p;
-    f->r = fib_invoke(f->n);
+    unsigned n = f->n;
+    if (n < 2) {
+        f->r = n;
+        return;
+    }
+    struct fib a = {n - 1, 0}, b = {n - 2, 0};
+    FG_TRY(fg_invoke(fib_invoke_task, &a, fib_invoke_task, &b));
+    f->r = a.r + b.r;
+}
+
+static uint64_t fib_invoke(unsigned n) {
+    struct fib f = {n, 0};
+    fib_invoke_task(&f);
+    return f.r;
 }
 
 static void fib_spawn_task(void *p);
