@@ -4,13 +4,19 @@
 # example and the C++ one with the system compilers against
 # include/finegrain.h and -lfinegrain (once through pkg-config, once
 # statically), run each under every registered policy, then build and run
-# the C examples with AddressSanitizer and ThreadSanitizer.
+# the C examples with AddressSanitizer.
+#
+# ThreadSanitizer is not in the default run: the library is Rust built
+# without it, so TSan does not see the atomics through which the runtime
+# hands a task and its data from one thread to another, and reports every
+# such hand-off as a race in the C code (docs/c-api.md, "Sanitizers").
+# SANITIZERS="address thread" runs it anyway.
 #
 #   scripts/c_api.sh                 # all of the above
 #   scripts/c_api.sh spawn-cost      # instructions per spawn of the C fib (callgrind)
 #
 # Environment: CC, CXX (default cc, c++), THREADS (default 2),
-# SANITIZERS (default "address thread"; empty to skip), LO, HI (fib sizes
+# SANITIZERS (default "address"; empty to skip), LO, HI (fib sizes
 # for spawn-cost; default 20, 22), POLICY (spawn-cost's; default adm-central).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -18,7 +24,7 @@ root=$PWD
 CC=${CC:-cc}
 CXX=${CXX:-c++}
 THREADS=${THREADS:-2}
-SANITIZERS=${SANITIZERS-address thread}
+SANITIZERS=${SANITIZERS-address}
 target=$(realpath -m "${CARGO_TARGET_DIR:-target}")
 lib="$target/release"
 inc="$root/crates/finegrain-c/include"
@@ -116,7 +122,7 @@ for san in $SANITIZERS; do
             args=("$p" "$THREADS")
             [[ $e == fib ]] && args+=(22)
             [[ $e == bfs_phase ]] && args+=(20000)
-            env ASAN_OPTIONS=detect_leaks=1 TSAN_OPTIONS="halt_on_error=1 suppressions=$root/crates/finegrain-c/tsan.supp" \
+            env ASAN_OPTIONS=detect_leaks=1 TSAN_OPTIONS=halt_on_error=1 \
                 timeout 300 "$out/$e-$san" "${args[@]}" >"$out/$e-$san.$p.log" 2>&1 || {
                 cat "$out/$e-$san.$p.log" >&2
                 echo "c_api.sh: $e failed under -fsanitize=$san, policy $p" >&2

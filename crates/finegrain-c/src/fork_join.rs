@@ -102,7 +102,10 @@ unsafe fn scope<'a>(s: *mut fg_scope, func: &str) -> Result<&'a Scope<'a>, Failu
 
 #[cold]
 fn wrong_thread<T>(func: &str) -> Result<T, Failure> {
-    fail(FG_ERR_STATE, format!("{func}: the scope belongs to the body of another thread (only the body fg_scope_run called may spawn into or sync its scope)"))
+    fail(
+        FG_ERR_STATE,
+        format!("{func}: the scope belongs to the body of another thread (only the body fg_scope_run called may spawn into or sync its scope)"),
+    )
 }
 
 /// Clears a flag when dropped (also when a wait resumes a panic).

@@ -52,15 +52,20 @@ unsafe impl Send for SlotPtr {}
 /// A panic in `op` or in a spawned task is resumed here (or at the
 /// [`TaskGroup::wait`] after it) once the tasks have finished.
 ///
+/// A child may borrow what outlives the group; what it hands back goes
+/// through something shared, since the borrow checker cannot see that a
+/// wait ends the child's borrow:
+///
 /// ```
+/// use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 /// fn fib(n: u64) -> u64 {
 ///     if n < 2 { return n; }
+///     let x = AtomicU64::new(0);
 ///     finegrain::task_group(|g| {
-///         let mut x = 0;
-///         g.spawn(|| x = fib(n - 1));
+///         g.spawn(|| x.store(fib(n - 1), Relaxed));
 ///         let y = fib(n - 2);
 ///         g.wait();
-///         x + y
+///         x.load(Relaxed) + y
 ///     })
 /// }
 /// assert_eq!(fib(20), 6765);
