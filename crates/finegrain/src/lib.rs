@@ -120,6 +120,7 @@ cfg_runtime! {
     mod scope;
     mod space;
     pub mod stats;
+    mod task_group;
     mod unit;
     mod worker;
 
@@ -135,5 +136,6 @@ cfg_runtime! {
         scope::{scope, Scope},
         space::{Extents, Replay, SpaceRun, TaskSpace},
         stats::{trace::{Span, Trace}, Bucket, Op, OpStats, Stats, WorkerStats},
+        task_group::{task_group, TaskGroup},
     };
 }
