@@ -21,6 +21,21 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
+
+# The C and C++ compilers and pkg-config, from Debian when missing.
+missing=()
+command -v "${CC:-cc}" >/dev/null || missing+=(gcc)
+command -v "${CXX:-c++}" >/dev/null || missing+=(g++)
+command -v pkg-config >/dev/null || missing+=(pkg-config)
+if ((${#missing[@]})); then
+    if [[ $(id -u) == 0 ]] && command -v apt-get >/dev/null; then
+        apt-get install -y --no-install-recommends "${missing[@]}" >/dev/null ||
+            { apt-get update >/dev/null && apt-get install -y --no-install-recommends "${missing[@]}" >/dev/null; }
+    else
+        echo "c_api.sh: missing ${missing[*]}; install them (e.g. apt-get install ${missing[*]})" >&2
+        exit 1
+    fi
+fi
 CC=${CC:-cc}
 CXX=${CXX:-c++}
 THREADS=${THREADS:-2}

@@ -82,7 +82,7 @@ int main(int argc, char **argv) {
     EXPECT(fg_pool_stats_json(pool, &json), FG_OK);
     FG_CHECK(json && json[0] == '{', "stats JSON: %s", json ? json : "(null)");
     fg_string_free(json);
-    EXPECT(fg_tq_setlimit(pool, 2), strncmp(spec, "carbon", 6) ? FG_ERR_POLICY : FG_OK);
+    EXPECT(fg_tq_setlimit(pool, 2), strncmp(spec, "carbon", 6) ? FG_ERR_POLICY : FG_OK); /* carbon and carbon-paper */
     EXPECT(fg_pool_destroy(pool), FG_OK);
     /* After destroy: detected, not a use of freed memory. */
     EXPECT(fg_pool_run(pool, nothing, NULL), FG_ERR_DESTROYED);

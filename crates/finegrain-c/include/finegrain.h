@@ -298,7 +298,7 @@ enum fg_status fg_tq_init(size_t threads, struct fg_pool **out);
 // stays the same; runs already in progress finish on the old pool.
 //
 // Errors: `FG_ERR_NULL`, `FG_ERR_DESTROYED`, `FG_ERR_POLICY` (the pool
-// does not run `carbon`, or `limit` is above its deque capacity),
+// does not run `carbon` or `carbon-paper`, or `limit` is above its deque capacity),
 // `FG_ERR_SYSTEM`.
 //
 // # Safety

@@ -21,6 +21,7 @@
 
 use crate::pool::{self, fg_pool};
 use crate::status::*;
+use finegrain::policy::{PolicyKind, UnitPolicy};
 use finegrain::PhaseCtx;
 use std::ffi::c_void;
 use std::sync::Mutex;
@@ -177,7 +178,7 @@ pub unsafe extern "C" fn fg_tq_init(threads: usize, out: *mut *mut fg_pool) -> f
 /// stays the same; runs already in progress finish on the old pool.
 ///
 /// Errors: `FG_ERR_NULL`, `FG_ERR_DESTROYED`, `FG_ERR_POLICY` (the pool
-/// does not run `carbon`, or `limit` is above its deque capacity),
+/// does not run `carbon` or `carbon-paper`, or `limit` is above its deque capacity),
 /// `FG_ERR_SYSTEM`.
 ///
 /// # Safety
@@ -186,8 +187,8 @@ pub unsafe extern "C" fn fg_tq_init(threads: usize, out: *mut *mut fg_pool) -> f
 pub unsafe extern "C" fn fg_tq_setlimit(pool: *mut fg_pool, limit: usize) -> fg_status {
     guard("fg_tq_setlimit", || {
         let p = pool::lookup(pool, "fg_tq_setlimit")?;
-        if p.policy().name != "carbon" {
-            return fail(FG_ERR_POLICY, format!("fg_tq_setlimit: the pool runs {:?}, not carbon", p.policy().name));
+        if !matches!(p.policy().kind, PolicyKind::Unit(UnitPolicy::Carbon(_))) {
+            return fail(FG_ERR_POLICY, format!("fg_tq_setlimit: the pool runs {:?}, not a carbon policy", p.policy().name));
         }
         let spec = with_limit(&p.policy().canonical(), limit);
         let fresh = pool::build(&spec, p.threads()).map_err(|Failure(s, m)| Failure(s, format!("fg_tq_setlimit: {m}")))?;
