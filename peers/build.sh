@@ -24,10 +24,12 @@ if [ ${#missing[@]} -gt 0 ]; then
   fi
 fi
 
-# Configure once; later runs go straight to the (incremental) build.
-if [ ! -f build/CMakeCache.txt ]; then
-  cmake -S . -B build -DCMAKE_BUILD_TYPE=Release >/dev/null
-fi
+# finegrain's C library, for peer_fg (the same workloads through the C API).
+(cd .. && cargo build -q --release -p finegrain-clib)
+target=$(realpath -m "${CARGO_TARGET_DIR:-../target}")
+# Configure (cheap when nothing changed), then the incremental build.
+cmake -S . -B build -DCMAKE_BUILD_TYPE=Release \
+  -DFINEGRAIN_C_INCLUDE="$(realpath ../crates/finegrain-c/include)" -DFINEGRAIN_C_LIBDIR="$target/release" >/dev/null
 # Two jobs at most: the machine is small and shared.
 cmake --build build -j 2 >/dev/null
-echo "built $(pwd)/build/peer_tbb and $(pwd)/build/peer_omp" >&2
+echo "built $(pwd)/build/peer_tbb, $(pwd)/build/peer_omp and $(pwd)/build/peer_fg" >&2

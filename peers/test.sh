@@ -35,7 +35,7 @@ for rep, line in enumerate(lines):
     assert o["check"] == "ok", "check failed: " + o["check"]
 '
 
-for peer in tbb omp; do
+for peer in tbb omp fg; do
   for c in "${cases[@]}"; do
     read -r workload params <<<"$c"
     for t in 1 2; do

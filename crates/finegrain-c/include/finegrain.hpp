@@ -22,6 +22,7 @@
 #include <mutex>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 #include <utility>
 
 namespace finegrain {
@@ -130,9 +131,10 @@ class pool {
 
     // Run `f()` on one of the pool's workers and wait for it.
     template <class F> void run(F &&f) {
+        using Fn = std::remove_reference_t<F>;
         detail::first_exception err;
-        detail::call<F> c{&f, &err};
-        check(fg_pool_run(p_, detail::run0<F>, &c));
+        detail::call<Fn> c{&f, &err};
+        check(fg_pool_run(p_, detail::run0<Fn>, &c));
         err.rethrow();
     }
 
@@ -158,18 +160,21 @@ class pool {
 
 // Run `a()` and `b()`, possibly in parallel (fg_invoke).
 template <class A, class B> void invoke(A &&a, B &&b) {
+    using FA = std::remove_reference_t<A>;
+    using FB = std::remove_reference_t<B>;
     detail::first_exception err;
-    detail::call<A> ca{&a, &err};
-    detail::call<B> cb{&b, &err};
-    check(fg_invoke(detail::run0<A>, &ca, detail::run0<B>, &cb));
+    detail::call<FA> ca{&a, &err};
+    detail::call<FB> cb{&b, &err};
+    check(fg_invoke(detail::run0<FA>, &ca, detail::run0<FB>, &cb));
     err.rethrow();
 }
 
 // `f(lo, hi)` over pieces of at most `grain` iterations of [begin, end) (fg_parallel_for).
 template <class F> void parallel_for(size_t begin, size_t end, size_t grain, F &&f) {
+    using Fn = std::remove_reference_t<F>;
     detail::first_exception err;
-    detail::call<F> c{&f, &err};
-    check(fg_parallel_for(begin, end, grain, detail::run_range<F>, &c));
+    detail::call<Fn> c{&f, &err};
+    check(fg_parallel_for(begin, end, grain, detail::run_range<Fn>, &c));
     err.rethrow();
 }
 
@@ -177,11 +182,13 @@ template <class F> void parallel_for(size_t begin, size_t end, size_t grain, F &
 // (associative, commutative, `identity` neutral) between tasks (fg_parallel_reduce_u64).
 template <class Fold, class Combine>
 uint64_t parallel_reduce(size_t begin, size_t end, size_t grain, uint64_t identity, Fold &&fold, Combine &&combine) {
+    using Fo = std::remove_reference_t<Fold>;
+    using Co = std::remove_reference_t<Combine>;
     detail::first_exception err;
-    detail::reduce_call<Fold, Combine> c{&fold, &combine, &err};
+    detail::reduce_call<Fo, Co> c{&fold, &combine, &err};
     uint64_t out = identity;
-    check(fg_parallel_reduce_u64(begin, end, grain, identity, detail::fold_u64<Fold, Combine>,
-                                 detail::combine_u64<Fold, Combine>, &c, &out));
+    check(fg_parallel_reduce_u64(begin, end, grain, identity, detail::fold_u64<Fo, Co>, detail::combine_u64<Fo, Co>, &c,
+                                 &out));
     err.rethrow();
     return out;
 }
