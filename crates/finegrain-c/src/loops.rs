@@ -76,26 +76,8 @@ pub unsafe extern "C" fn fg_parallel_reduce_u64(
     ctx: *mut c_void,
     out: *mut u64,
 ) -> fg_status {
-    let ctx = Ctx(ctx);
-    guard("fg_parallel_reduce_u64", || {
-        let fold = callback(fold, "fg_parallel_reduce_u64", "fold")?;
-        let combine = callback(combine, "fg_parallel_reduce_u64", "combine")?;
-        non_null(out, "fg_parallel_reduce_u64", "out")?;
-        check_range("fg_parallel_reduce_u64", begin, end, grain)?;
-        let v = finegrain::fold_chunks_with(
-            ReduceMethod::Auto,
-            begin..end,
-            grain,
-            identity,
-            // SAFETY: C callbacks with their own context (caller's contract).
-            move |acc, r| unsafe { fold(ctx.get(), r.start, r.end, acc) },
-            // SAFETY: as above.
-            move |a, b| unsafe { combine(ctx.get(), a, b) },
-        );
-        // SAFETY: checked non-null; valid for a write (caller's contract).
-        unsafe { *out = v };
-        Ok(())
-    })
+    // SAFETY: forwarded contract.
+    unsafe { reduce_words("fg_parallel_reduce_u64", begin, end, grain, identity, fold, combine, ctx, out) }
 }
 
 /// `fg_parallel_reduce_u64` for `double` values. Since values meet in the
@@ -115,12 +97,32 @@ pub unsafe extern "C" fn fg_parallel_reduce_f64(
     ctx: *mut c_void,
     out: *mut f64,
 ) -> fg_status {
+    // SAFETY: forwarded contract.
+    unsafe { reduce_words("fg_parallel_reduce_f64", begin, end, grain, identity, fold, combine, ctx, out) }
+}
+
+/// Both `fg_parallel_reduce_*`: `V` is one machine word.
+///
+/// # Safety
+/// As `fg_parallel_reduce_u64`.
+#[allow(clippy::too_many_arguments)]
+unsafe fn reduce_words<V: finegrain::Word>(
+    name: &'static str,
+    begin: usize,
+    end: usize,
+    grain: usize,
+    identity: V,
+    fold: Option<unsafe extern "C" fn(*mut c_void, usize, usize, V) -> V>,
+    combine: Option<unsafe extern "C" fn(*mut c_void, V, V) -> V>,
+    ctx: *mut c_void,
+    out: *mut V,
+) -> fg_status {
     let ctx = Ctx(ctx);
-    guard("fg_parallel_reduce_f64", || {
-        let fold = callback(fold, "fg_parallel_reduce_f64", "fold")?;
-        let combine = callback(combine, "fg_parallel_reduce_f64", "combine")?;
-        non_null(out, "fg_parallel_reduce_f64", "out")?;
-        check_range("fg_parallel_reduce_f64", begin, end, grain)?;
+    guard(name, || {
+        let fold = callback(fold, name, "fold")?;
+        let combine = callback(combine, name, "combine")?;
+        non_null(out, name, "out")?;
+        check_range(name, begin, end, grain)?;
         let v = finegrain::fold_chunks_with(
             ReduceMethod::Auto,
             begin..end,
