@@ -60,7 +60,7 @@ make -s -C "$out/core" >/dev/null
 make -s -C "$out/openmp" main >/dev/null
 cargo build -q --release -p finegrain-clib
 inc="$root/crates/finegrain-c/include"
-g++ -std=c++14 -O3 -Wall -I"$out/core" -I"$inc" peers/taskbench/finegrain_main.cc \
+g++ -std=c++17 -O3 -Wall -I"$out/core" -I"$inc" peers/taskbench/finegrain_main.cc \
     -L"$out/core" -lcore_s -L"$target/release" -lfinegrain -Wl,-rpath,"$target/release" -lpthread -ldl -lm \
     -o "$out/finegrain"
 echo "built $out/finegrain and $out/openmp/main"
