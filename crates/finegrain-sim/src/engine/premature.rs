@@ -84,7 +84,7 @@ pub(crate) fn serial_order(g: &TaskGraph) -> Option<(Vec<u32>, u32)> {
         }
     }
     // A task reached by no spawn (not in a valid graph) keeps no rank.
-    if rank.iter().any(|&r| r == u32::MAX) {
+    if rank.contains(&u32::MAX) {
         return None;
     }
     Some((rank, depth(g)?))
