@@ -98,6 +98,10 @@ pub struct ModelSwitches {
     /// Every memory access, data or scheduler line, costs an L1 hit: no
     /// misses, no coherence, no memory contention.
     pub perfect_memory: bool,
+    /// Carbon's global task unit takes this many cycles per request instead
+    /// of its 8 (`costs::CARBON_GTU_ACCESS`): Kumar, Hughes, Nguyen (ISCA
+    /// 2007), section 6.2, Figure 6(b), raise it to 280, a memory access.
+    pub gtu_access_cycles: Option<u64>,
 }
 
 /// The idealized interconnect's fixed latency (ASPLOS 2010, section 6.2:

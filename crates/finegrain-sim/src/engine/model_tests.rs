@@ -161,3 +161,44 @@ fn uli_handlers_cost_table_5_and_adm_handlers_fifty_cycles() {
     assert!(send.cycles >= send.count * ULI_SEND_TASK, "{} cycles for {} tasks sent", send.cycles, send.count);
     assert!(uli.makespan > adm.makespan, "ULI's handlers are slower: {} vs {}", uli.makespan, adm.makespan);
 }
+
+/// Every one of `tasks` tasks of `cycles` spawns two children until there
+/// are `tasks` (a breadth of small tasks, enqueued and dequeued through the
+/// unit as CED's are), all under one scope.
+fn spawning_tasks(tasks: u32, cycles: u64) -> TaskGraph {
+    let mut b = Builder::new(meta());
+    let l = b.latch();
+    let ids: Vec<_> = (0..tasks).map(|_| b.task(finegrain::taskgraph::TaskKind::Scope, Some(l))).collect();
+    for (i, &t) in ids.iter().enumerate() {
+        b.work(t, cycles, &[]);
+        for c in [2 * i + 1, 2 * i + 2] {
+            if c < ids.len() {
+                b.push(t, Step::Spawn { task: ids[c] });
+            }
+        }
+    }
+    b.push(0, Step::Spawn { task: ids[0] });
+    b.push(0, Step::Wait { latch: l });
+    b.finish().unwrap()
+}
+
+/// ISCA 2007, section 6.2, Figure 6(b): a global task unit at 280 cycles a
+/// request (a memory access) instead of 8 slows CED, whose tasks are about
+/// 50 cycles and reach the unit (a buffer of one task hides the latency of
+/// a join's own child, which its core takes back from the buffer, not of
+/// tasks handed on), and barely touches tasks of thousands of cycles.
+#[test]
+fn a_slow_gtu_hurts_tiny_tasks_only() {
+    let time = |g: &TaskGraph, gtu: Option<u64>| {
+        let mut cfg = SimConfig::new(preset("carbon-ring").unwrap(), 64, SimPolicy::parse("carbon-paper").unwrap());
+        cfg.model.gtu_access_cycles = gtu;
+        simulate(g, &cfg).unwrap().makespan as f64
+    };
+    let (tiny, big) = (spawning_tasks(20_000, 50), spawning_tasks(2_000, 13_000));
+    let r_tiny = time(&tiny, Some(280)) / time(&tiny, None);
+    let r_big = time(&big, Some(280)) / time(&big, None);
+    let r_join = time(&tree(14, 50), Some(280)) / time(&tree(14, 50), None);
+    println!("GTU at 280 / 8 cycles: {r_tiny:.2} on 50-cycle spawned tasks, {r_big:.2} on 13,000-cycle ones, {r_join:.2} on a join tree of 50-cycle leaves");
+    assert!(r_tiny > 1.10, "{r_tiny}");
+    assert!(r_big < 1.05, "{r_big}");
+}

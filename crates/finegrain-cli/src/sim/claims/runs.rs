@@ -33,6 +33,9 @@ pub enum Switch {
     IdealNetwork,
     /// Every memory access costs an L1 hit: no misses, no coherence.
     PerfectMemory,
+    /// Carbon's global task unit at 280 cycles a request instead of 8
+    /// (ISCA 2007, section 6.2).
+    SlowGtu,
 }
 
 impl Switch {
@@ -42,6 +45,7 @@ impl Switch {
             Switch::None => "none",
             Switch::IdealNetwork => "ideal network",
             Switch::PerfectMemory => "perfect memory",
+            Switch::SlowGtu => "GTU at 280 cycles",
         }
     }
 }
@@ -93,6 +97,7 @@ impl Run {
         };
         cfg.model.ideal_network = self.switch == Switch::IdealNetwork;
         cfg.model.perfect_memory = self.switch == Switch::PerfectMemory;
+        cfg.model.gtu_access_cycles = (self.switch == Switch::SlowGtu).then_some(280);
         Ok(cfg)
     }
 }

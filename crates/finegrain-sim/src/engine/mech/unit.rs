@@ -76,6 +76,11 @@ impl UnitMech {
     }
 }
 
+/// Cycles the GTU takes per request: the paper's 8, or the model switch's.
+fn gtu_access(cx: &Ctx<'_>) -> u64 {
+    cx.cfg.model.gtu_access_cycles.unwrap_or(costs::CARBON_GTU_ACCESS)
+}
+
 const LOCK_LINE: u64 = 1 << 42;
 const HEAD_LINE: u64 = (1 << 42) + 1;
 
@@ -90,7 +95,7 @@ impl UnitMech {
         // The ideal network's GTU serves any number of requests at once
         // (ASPLOS 2010, section 6.2).
         let start = if cx.cfg.model.ideal_network { t + one } else { self.server.serve(t + one, costs::CARBON_GTU_SERVICE) };
-        let c = start + costs::CARBON_GTU_ACCESS + one - t;
+        let c = start + gtu_access(cx) + one - t;
         cx.op(Op::UnitRequest, c);
         cx.messages += 2;
         c
@@ -199,7 +204,7 @@ impl UnitMech {
             let Some(b) = self.parked.pop_asleep(cx) else { return };
             let Some((item, _)) = self.carbon_from_gtu(cx, b, c, true) else { return };
             let start = self.server.serve(arrival, costs::CARBON_GTU_SERVICE);
-            let ready = start + costs::CARBON_GTU_ACCESS + cx.m.center_latency(b) as u64;
+            let ready = start + gtu_access(cx) + cx.m.center_latency(b) as u64;
             // The answer waits in the core's buffer; its dequeue takes it there.
             self.near[b].push_back((item, ready));
             cx.messages += 1;
