@@ -103,6 +103,13 @@ pub use crate::adm::mailbox;
 
 cfg_runtime! {
     mod affinity;
+    mod broadcast;
+    mod cancel;
+    mod hooks;
+    mod inbox;
+    mod scope_fifo;
+    mod spawn;
+    mod yielding;
     mod fixed;
     mod graph;
     mod invoke;
@@ -133,7 +140,13 @@ cfg_runtime! {
         phase::reduce::Word,
         pool::{current_num_threads, current_worker_index, global, Builder, Pool, DEFAULT_STACK_SIZE, MAX_THREADS, MIN_STACK_SIZE},
         priority::with_priority,
-        scope::{scope, Scope},
+        scope::{in_place_scope, scope, Scope},
+        scope_fifo::{in_place_scope_fifo, scope_fifo, ScopeFifo},
+        spawn::{spawn, spawn_fifo},
+        broadcast::{broadcast, spawn_broadcast, BroadcastContext},
+        cancel::{scope_with_cancel, CancelToken},
+        hooks::{IntoThreadNames, ThreadNamesArg},
+        yielding::{current_thread_index, yield_local, yield_now, Yield},
         space::{Extents, Replay, SpaceRun, TaskSpace},
         stats::{trace::{Span, Trace}, Bucket, Op, OpStats, Stats, WorkerStats},
         task_group::{task_group, TaskGroup},

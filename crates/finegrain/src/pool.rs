@@ -1,6 +1,7 @@
 //! Pools of worker threads: building them, running work in them, the global pool.
 
 use crate::error::Error;
+use crate::hooks::{Hook, IntoThreadNames, PanicFn, ThreadNames, WorkerFn};
 use crate::policy::Policy;
 use crate::registry::Registry;
 use crate::stats::Stats;
@@ -53,9 +54,12 @@ pub struct Builder {
     policy: Option<String>,
     stack_size: Option<usize>,
     mark_depth: Option<usize>,
-    name: Option<String>,
+    name: Option<ThreadNames>,
     pin: Option<bool>,
     trace: bool,
+    start_handler: Option<Hook<WorkerFn>>,
+    exit_handler: Option<Hook<WorkerFn>>,
+    panic_handler: Option<Hook<PanicFn>>,
 }
 
 impl Builder {
@@ -99,11 +103,67 @@ impl Builder {
         self.mark_depth = Some(bytes);
         self
     }
-    /// Prefix of worker thread names (default `finegrain`); worker `i` is
-    /// named `<prefix>-<i>`. A prefix with a NUL byte is an error at `build`.
+    /// Worker thread names: a prefix (default `finegrain`; worker `i` is
+    /// named `<prefix>-<i>`), or a closure from the worker's index to its
+    /// name (Rayon's form). A name with a NUL byte is an error at `build`.
     /// (Linux shows the first 15 bytes of a thread's name.)
-    pub fn thread_name(mut self, name: impl Into<String>) -> Self {
-        self.name = Some(name.into());
+    ///
+    /// ```
+    /// let pool = finegrain::Pool::builder().threads(2).thread_name(|i| format!("solver#{i}")).build().unwrap();
+    /// let names = pool.broadcast(|_| std::thread::current().name().unwrap().to_string());
+    /// assert_eq!(names, ["solver#0", "solver#1"]);
+    /// let e = finegrain::Pool::builder().threads(1).thread_name(|_| "a\0b".to_string()).build().unwrap_err();
+    /// assert!(matches!(e, finegrain::Error::BadThreadName(_)));
+    /// ```
+    pub fn thread_name(mut self, name: impl IntoThreadNames) -> Self {
+        self.name = Some(name.into_thread_names().0);
+        self
+    }
+    /// Called on each worker thread, with its index, before it runs any task
+    /// (on the worker, so [`current_thread_index`](crate::current_thread_index) works there).
+    /// A panic in it is reported as a detached task's is ([`panic_handler`](Self::panic_handler)).
+    ///
+    /// ```
+    /// use std::sync::atomic::{AtomicUsize, Ordering::SeqCst};
+    /// use std::sync::Arc;
+    /// let (up, down) = (Arc::new(AtomicUsize::new(0)), Arc::new(AtomicUsize::new(0)));
+    /// let (u, d) = (up.clone(), down.clone());
+    /// let pool = finegrain::Pool::builder().threads(3)
+    ///     .start_handler(move |_| { u.fetch_add(1, SeqCst); })
+    ///     .exit_handler(move |_| { d.fetch_add(1, SeqCst); })
+    ///     .build().unwrap();
+    /// pool.install(|| ());
+    /// drop(pool); // joins the workers
+    /// assert_eq!((up.load(SeqCst), down.load(SeqCst)), (3, 3));
+    /// ```
+    pub fn start_handler(mut self, f: impl Fn(usize) + Send + Sync + 'static) -> Self {
+        self.start_handler = Some(Hook(Arc::new(f)));
+        self
+    }
+    /// Called on each worker thread, with its index, as it exits (when the
+    /// pool is dropped).
+    pub fn exit_handler(mut self, f: impl Fn(usize) + Send + Sync + 'static) -> Self {
+        self.exit_handler = Some(Hook(Arc::new(f)));
+        self
+    }
+    /// Where the panics of detached tasks ([`spawn`](crate::spawn),
+    /// [`spawn_fifo`](crate::spawn_fifo), [`spawn_broadcast`](crate::spawn_broadcast))
+    /// and of the start and exit handlers go. Without one they are printed
+    /// to stderr with the pool's name. Either way the pool stays usable
+    /// (Rayon aborts without a handler).
+    ///
+    /// ```
+    /// let (tx, rx) = std::sync::mpsc::channel();
+    /// let tx = std::sync::Mutex::new(tx);
+    /// let pool = finegrain::Pool::builder().threads(2)
+    ///     .panic_handler(move |p| { let _ = tx.lock().unwrap().send(*p.downcast::<&str>().unwrap()); })
+    ///     .build().unwrap();
+    /// pool.spawn(|| panic!("lost"));
+    /// assert_eq!(rx.recv().unwrap(), "lost");
+    /// assert_eq!(pool.install(|| 1 + 1), 2);
+    /// ```
+    pub fn panic_handler(mut self, f: impl Fn(Box<dyn std::any::Any + Send>) + Send + Sync + 'static) -> Self {
+        self.panic_handler = Some(Hook(Arc::new(f)));
         self
     }
     /// Pin worker `i` to the `i`-th CPU this process may use (round-robin).
@@ -124,7 +184,7 @@ impl Builder {
 
     /// Everything `build` needs, checked: thread count, policy, stack size,
     /// thread name prefix.
-    fn resolve(&self) -> Result<(usize, Policy, usize, &str), Error> {
+    fn resolve(&self) -> Result<(usize, Policy, usize, ThreadNames), Error> {
         let threads = match self.threads {
             Some(n) => n,
             None => match std::env::var("FINEGRAIN_THREADS") {
@@ -142,9 +202,11 @@ impl Builder {
         if stack_bytes < MIN_STACK_SIZE {
             return Err(Error::StackTooSmall { bytes: stack_bytes, min: MIN_STACK_SIZE });
         }
-        let name = self.name.as_deref().unwrap_or("finegrain");
-        if name.contains('\0') {
-            return Err(Error::BadThreadName(name.to_string()));
+        let name = self.name.clone().unwrap_or_else(|| ThreadNames::Prefix("finegrain".into()));
+        if let ThreadNames::Prefix(p) = &name {
+            if p.contains('\0') {
+                return Err(Error::BadThreadName(p.clone()));
+            }
         }
         let spec = match &self.policy {
             Some(p) => p.clone(),
@@ -157,12 +219,23 @@ impl Builder {
     pub fn build(self) -> Result<Pool, Error> {
         let (n, policy, stack_bytes, name) = self.resolve()?;
         let pin = self.pin.unwrap_or(policy.uses_topology());
-        let registry = Arc::new(Registry::new(n, policy, self.trace));
+        let mut registry = Registry::new(n, policy, self.trace);
+        if let ThreadNames::Prefix(p) = &name {
+            registry.name = p.clone();
+        }
+        registry.panic_handler = self.panic_handler.clone();
+        let registry = Arc::new(registry);
         let mut handles = Vec::with_capacity(n);
         for i in 0..n {
             let reg = Arc::clone(&registry);
             let mark_bytes = self.mark_depth.unwrap_or(stack_bytes).min(stack_bytes);
-            let b = std::thread::Builder::new().name(format!("{name}-{i}")).stack_size(stack_bytes);
+            let thread_name = name.name(i);
+            if thread_name.contains('\0') {
+                stop(&registry, handles);
+                return Err(Error::BadThreadName(thread_name));
+            }
+            let (start, exit) = (self.start_handler.clone(), self.exit_handler.clone());
+            let b = std::thread::Builder::new().name(thread_name).stack_size(stack_bytes);
             let spawned = b.spawn(move || {
                 if pin {
                     crate::affinity::pin_to(reg.topology.cpu_of_worker(i));
@@ -170,7 +243,11 @@ impl Builder {
                 // Every frame the worker runs is below this one.
                 let top = 0u8;
                 let wt = WorkerThread::new(&reg, i, std::hint::black_box(std::ptr::addr_of!(top)) as usize, mark_bytes, stack_bytes);
-                wt.run_as_current(|| wt.main_loop());
+                wt.run_as_current(|| {
+                    run_handler(&reg, start.as_ref(), i);
+                    wt.main_loop();
+                    run_handler(&reg, exit.as_ref(), i);
+                });
             });
             match spawned {
                 Ok(h) => handles.push(h),
@@ -195,6 +272,15 @@ impl Builder {
             Ok(())
         } else {
             Err(Error::GlobalAlreadyInitialized)
+        }
+    }
+}
+
+/// A start or exit handler, its panic reported (`hooks::report_panic`).
+fn run_handler(reg: &Registry, h: Option<&Hook<WorkerFn>>, i: usize) {
+    if let Some(h) = h {
+        if let Err(p) = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| (h.0)(i))) {
+            reg.report_panic(p);
         }
     }
 }
@@ -284,7 +370,15 @@ impl Pool {
 }
 
 impl Drop for Pool {
+    /// Waits for the pool's detached tasks (`spawn.rs`), then stops the
+    /// workers. (Dropped by one of its own workers, it cannot wait for the
+    /// tasks that worker would have to run, and does not.)
     fn drop(&mut self) {
+        let wt = WorkerThread::current();
+        // SAFETY: a non-null current worker is live.
+        if wt.is_null() || !std::ptr::eq(unsafe { (*wt).registry }, &*self.registry) {
+            self.registry.detached.wait_none();
+        }
         let handles = std::mem::take(&mut *lock(&self.handles));
         stop(&self.registry, handles);
     }

@@ -8,7 +8,8 @@
 //! (`in_worker`), and a worker reaches its pool's shared state through its
 //! registry.
 
-use crate::job::{JobHeader, JobRef, Latch, StackJob};
+use crate::inbox::Inbox;
+use crate::job::{JobHeader, JobRef, Latch, StackJob, PanicPayload};
 use crate::latch::LockLatch;
 use crate::policy::{Policy, PolicyKind};
 use crate::sleep::Sleep;
@@ -91,6 +92,16 @@ pub(crate) struct Registry {
     /// When a job last came from outside ([`now_us`]): the idle budget of
     /// every worker counts from it at the earliest (`policy::idle`).
     called_at_us: std::sync::atomic::AtomicU64,
+    /// Detached tasks not yet finished (`spawn.rs`); the pool's drop waits.
+    pub(crate) detached: crate::hooks::Detached,
+    /// Each worker's broadcast jobs (`broadcast.rs`), run only by it.
+    pub(crate) broadcasts: Box<[Inbox]>,
+    /// Each worker's FIFO spawns, taken oldest first by trampolines (`spawn.rs`).
+    pub(crate) fifos: Box<[Inbox]>,
+    /// The pool's name in panic reports (its thread name prefix).
+    pub(crate) name: String,
+    /// Where detached tasks' panics go (`hooks::report_panic`).
+    pub(crate) panic_handler: Option<crate::hooks::Hook<crate::hooks::PanicFn>>,
 }
 
 impl Registry {
@@ -113,6 +124,11 @@ impl Registry {
             epoch: crate::stats::timer::ticks(),
             stats_baseline: Mutex::new(None),
             called_at_us: std::sync::atomic::AtomicU64::new(0),
+            detached: crate::hooks::Detached::new(),
+            broadcasts: Inbox::per_worker(n),
+            fifos: Inbox::per_worker(n),
+            name: "finegrain".into(),
+            panic_handler: None,
         }
     }
 
@@ -174,6 +190,11 @@ impl Registry {
                 (*reg).inject(job);
             }
         }
+    }
+
+    /// A detached task panicked (`hooks::report_panic`).
+    pub(crate) fn report_panic(&self, p: PanicPayload) {
+        crate::hooks::report_panic(&self.name, self.panic_handler.as_ref(), p);
     }
 
     pub(crate) fn inject(&self, job: JobRef) {

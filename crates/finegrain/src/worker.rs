@@ -355,8 +355,13 @@ impl WorkerThread {
     }
 
     /// A job submitted from outside the pool, if any.
+    /// (First this worker's own broadcast jobs: `broadcast.rs`.)
     fn take_injected(&self) -> Option<JobRef> {
-        let j = self.registry().injector.pop()?;
+        let reg = self.registry();
+        let j = match reg.broadcasts[self.index].pop() {
+            Some(j) => j,
+            None => reg.injector.pop()?,
+        };
         // Counted as enqueued here so that enqueues == tasks run at rest.
         self.h.hot.enqueue();
         Some(j)
@@ -388,7 +393,7 @@ impl WorkerThread {
             // `sw-hier`'s signal: a private queue holds a task this worker
             // may have to rescue (`unit/mod.rs`).
             let signal = || matches!(&self.local, Local::Unit(m) if m.signal());
-            self.park_until(None, || reg.has_work_at_start() || signal());
+            self.park_until(None, || reg.has_work_at_start() || signal() || self.has_broadcast());
         }
         self.work_until(None, done)
     }
@@ -631,7 +636,48 @@ impl WorkerThread {
     #[cold]
     fn park(&self, latch: Option<&AtomicUsize>, timeout: Option<std::time::Duration>, wake: impl Fn() -> bool) {
         let reg = self.registry();
-        self.park_until_or(latch, timeout, || reg.has_work() || wake())
+        self.park_until_or(latch, timeout, || reg.has_work() || self.has_broadcast() || wake())
+    }
+
+    /// Is a broadcast job waiting for this worker (`broadcast.rs`)? Its
+    /// pusher stores the inbox's length and then fences and wakes this
+    /// worker if it is listed asleep (`Sleep::wake_if_sleeping`); a sleeper
+    /// looks here after its own fence, so one of the two sees the other.
+    #[inline]
+    fn has_broadcast(&self) -> bool {
+        !self.registry().broadcasts[self.index].is_empty()
+    }
+
+    /// Run one task that this worker could run now, if there is one
+    /// (`yield_now`, `yield_local`): from its own queue, and unless
+    /// `local_only`, also its broadcasts, the injector and (`ws`) its peers.
+    /// The worker's own continuations (`OwnMarks`) are left alone: the
+    /// caller is in the middle of a task, not waiting for one.
+    #[cold]
+    pub(crate) fn run_one(&self, local_only: bool) -> bool {
+        match &self.local {
+            Local::Ws(m) => self.run_one_in(m, local_only),
+            Local::Adm(m) => self.run_one_in(m, local_only),
+            Local::Unit(m) => self.run_one_in(m, local_only),
+            Local::Fixed(m) => self.run_one_in(m, local_only),
+        }
+    }
+
+    fn run_one_in<M: Mechanism>(&self, m: &M, local_only: bool) -> bool {
+        let h = &self.h;
+        m.poll(h);
+        let t = if local_only {
+            h.hot.dequeue_op(self.counters(), || m.pop(h))
+        } else {
+            self.search(m, &mut false)
+        };
+        let Some(t) = t else { return false };
+        let resume = self.counters().current();
+        m.found_work(h);
+        self.counters().enter(Bucket::Task);
+        m.run(t, |j| self.execute(j));
+        self.counters().enter(resume);
+        true
     }
 
     /// Park unless `has_work()` once the sleep is announced; until woken.

@@ -261,10 +261,9 @@ fn ws_pool() {
 }
 
 /// `panic_fuse`: once a body has panicked, the items not yet started are
-/// skipped. Known bug: measured at 2-3 workers, the other half runs on to
-/// its end (at least 250,000 items after the panic); not found yet.
+/// skipped: the fuse blows in the panic hook, before the unwinding (which
+/// the hook delays long enough for the other half to run on to its end).
 #[test]
-#[ignore = "panic_fuse does not stop the other half yet (issue 29; docs/iterators.md)"]
 fn panic_fuse_stops_the_other_half() {
     use finegrain::prelude::*;
     let pool = finegrain::Pool::builder().threads(3).policy("ws").build().unwrap();

@@ -11,6 +11,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 impl<I: ParallelIterator> ParallelIterator for PanicFuse<I> {
     type Item = I::Item;
     fn drive_unindexed<C: UnindexedConsumer<I::Item>>(self, consumer: C) -> C::Result {
+        install_hook();
         let blown = AtomicBool::new(false);
         self.base.drive_unindexed(FuseConsumer { base: consumer, blown: &blown })
     }
@@ -24,10 +25,12 @@ impl<I: IndexedParallelIterator> IndexedParallelIterator for PanicFuse<I> {
         self.base.len()
     }
     fn drive<C: Consumer<I::Item>>(self, consumer: C) -> C::Result {
+        install_hook();
         let blown = AtomicBool::new(false);
         self.base.drive(FuseConsumer { base: consumer, blown: &blown })
     }
     fn with_producer<CB: ProducerCallback<I::Item>>(self, callback: CB) -> CB::Output {
+        install_hook();
         struct Cb<CB>(CB);
         impl<T, CB: ProducerCallback<T>> ProducerCallback<T> for Cb<CB> {
             type Output = CB::Output;
@@ -40,13 +43,55 @@ impl<I: IndexedParallelIterator> IndexedParallelIterator for PanicFuse<I> {
     }
 }
 
-/// Sets the flag if dropped while unwinding out of a consumer.
-struct Fuse<'a>(&'a AtomicBool);
+/// Sets the flag if dropped while unwinding out of a consumer, and, while
+/// it lives, arms this thread's panic hook with the flag.
+///
+/// Unwinding starts only after the panic hook has run, and the default hook
+/// (printing the message, capturing a backtrace if asked) takes long enough
+/// for the other tasks to run hundreds of thousands of items meanwhile: the
+/// bug of issue 29 (`panic_fuse_stops_the_other_half`). So the first fuse
+/// installs a hook, once per process, that blows the armed flag of the
+/// panicking thread *before* calling the hook that was there before it. A
+/// program that replaces the hook afterwards loses only that head start;
+/// the flag is still set on unwinding.
+struct Fuse<'a> {
+    flag: &'a AtomicBool,
+    outer: *const AtomicBool,
+}
+
+thread_local! {
+    /// The flag of the fuse whose consumer runs on this thread (null: none).
+    static ARMED: std::cell::Cell<*const AtomicBool> = const { std::cell::Cell::new(std::ptr::null()) };
+}
+
+fn install_hook() {
+    static HOOK: std::sync::Once = std::sync::Once::new();
+    HOOK.call_once(|| {
+        let previous = std::panic::take_hook();
+        std::panic::set_hook(Box::new(move |info| {
+            let armed = ARMED.with(|a| a.get());
+            if !armed.is_null() {
+                // SAFETY: armed only while its `Fuse`, which borrows the
+                // flag, lives on this thread's stack (`Fuse::new`/`drop`).
+                unsafe { (*armed).store(true, Ordering::Relaxed) };
+            }
+            previous(info)
+        }));
+    });
+}
+
+impl<'a> Fuse<'a> {
+    fn new(flag: &'a AtomicBool) -> Self {
+        let outer = ARMED.with(|a| a.replace(flag));
+        Fuse { flag, outer }
+    }
+}
 
 impl Drop for Fuse<'_> {
     fn drop(&mut self) {
+        ARMED.with(|a| a.set(self.outer));
         if std::thread::panicking() {
-            self.0.store(true, Ordering::Relaxed);
+            self.flag.store(true, Ordering::Relaxed);
         }
     }
 }
@@ -73,6 +118,9 @@ impl<P: Producer> Producer for FuseProducer<'_, P> {
         (FuseProducer { base: l, blown: self.blown }, FuseProducer { base: r, blown: self.blown })
     }
     fn fold_with<F: Folder<P::Item>>(self, folder: F) -> F {
+        if self.blown.load(Ordering::Relaxed) {
+            return folder;
+        }
         self.base.fold_with(FuseFolder { base: folder, blown: self.blown }).base
     }
 }
@@ -115,7 +163,7 @@ struct FuseFolder<'a, G> {
 impl<T, G: Folder<T>> Folder<T> for FuseFolder<'_, G> {
     type Result = G::Result;
     fn consume(self, item: T) -> Self {
-        let fuse = Fuse(self.blown);
+        let fuse = Fuse::new(self.blown);
         let base = self.base.consume(item);
         drop(fuse);
         FuseFolder { base, blown: self.blown }
