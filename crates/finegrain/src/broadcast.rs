@@ -129,3 +129,14 @@ fn deliver(reg: &Registry, index: usize, job: crate::job::JobRef) {
     reg.broadcasts[index].push(job);
     reg.sleep.wake_if_sleeping(index);
 }
+
+impl crate::worker::WorkerThread {
+    /// Is a broadcast job waiting for this worker (`broadcast.rs`)? Its
+    /// pusher stores the inbox's length and then fences and wakes this
+    /// worker if it is listed asleep (`Sleep::wake_if_sleeping`); a sleeper
+    /// looks here after its own fence, so one of the two sees the other.
+    #[inline]
+    pub(crate) fn has_broadcast(&self) -> bool {
+        !self.registry().broadcasts[self.index].is_empty()
+    }
+}

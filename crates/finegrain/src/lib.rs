@@ -130,6 +130,7 @@ cfg_runtime! {
     mod task_group;
     mod unit;
     mod worker;
+mod worker_trace;
 
     pub use crate::{
         graph::{Graph, GraphCtx, NodeId},
@@ -140,11 +141,11 @@ cfg_runtime! {
         phase::reduce::Word,
         pool::{current_num_threads, current_worker_index, global, Builder, Pool, DEFAULT_STACK_SIZE, MAX_THREADS, MIN_STACK_SIZE},
         priority::with_priority,
-        scope::{in_place_scope, scope, Scope},
+        scope::{in_place_scope, scope, scope_with_cancel, Scope},
         scope_fifo::{in_place_scope_fifo, scope_fifo, ScopeFifo},
         spawn::{spawn, spawn_fifo},
         broadcast::{broadcast, spawn_broadcast, BroadcastContext},
-        cancel::{scope_with_cancel, CancelToken},
+        cancel::CancelToken,
         hooks::{IntoThreadNames, ThreadNamesArg},
         yielding::{current_thread_index, yield_local, yield_now, Yield},
         space::{Extents, Replay, SpaceRun, TaskSpace},

@@ -303,3 +303,32 @@ impl<'scope> Scope<'scope> {
         crate::with_priority(priority, || self.spawn(body))
     }
 }
+
+/// [`scope`](crate::scope) that stops starting its spawns once `token` is
+/// cancelled (or [`Scope::cancel`] is called): spawns not yet started are
+/// dropped without running, spawns made afterwards are dropped at once,
+/// tasks already running go on (they may poll [`Scope::is_cancelled`]), and
+/// the scope returns once every started task has finished.
+///
+/// ```
+/// use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
+/// let token = finegrain::CancelToken::new();
+/// let ran = AtomicUsize::new(0);
+/// let pool = finegrain::Pool::new(1, "ws").unwrap();
+/// pool.install(|| {
+///     finegrain::scope_with_cancel(&token, |s| {
+///         for _ in 0..1000 {
+///             s.spawn(|_| { ran.fetch_add(1, Relaxed); });
+///         }
+///         token.cancel(); // the one worker is busy here: none has started
+///     })
+/// });
+/// assert_eq!(ran.load(Relaxed), 0);
+/// ```
+pub fn scope_with_cancel<'scope, OP, R>(token: &CancelToken, op: OP) -> R
+where
+    OP: FnOnce(&Scope<'scope>) -> R + Send,
+    R: Send,
+{
+    scope_with(Some(token.clone()), op)
+}

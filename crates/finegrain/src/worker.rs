@@ -19,7 +19,7 @@ use crate::policy::search::Source;
 use crate::policy::{IdleAction, PolicyKind};
 use crate::registry::{MechShared, Registry};
 use crate::stats::{timer, Bucket, Counter, WorkerCounters};
-use crate::sync::{lock, AtomicUsize, Ordering};
+use crate::sync::{AtomicUsize, Ordering};
 use crate::unit::UnitWorker;
 use crate::ws::WsWorker;
 use std::cell::Cell;
@@ -332,28 +332,6 @@ impl WorkerThread {
         self.sampler.schedule();
     }
 
-    #[cold]
-    fn execute_traced(&self, job: JobRef, kind: &'static str) {
-        let t0 = timer::ticks();
-        // SAFETY: as in `execute`.
-        unsafe { job.execute() };
-        self.record_span(kind, t0);
-    }
-
-    #[cold]
-    fn record_span(&self, kind: &'static str, t0: u64) {
-        let reg = self.registry();
-        if let Some(tr) = &reg.trace {
-            let t1 = timer::ticks();
-            lock(&tr[self.index]).push(crate::stats::trace::Span {
-                worker: self.index,
-                kind,
-                start_ns: timer::to_ns(t0.saturating_sub(reg.epoch)),
-                dur_ns: timer::to_ns(t1.saturating_sub(t0)),
-            });
-        }
-    }
-
     /// A job submitted from outside the pool, if any.
     /// (First this worker's own broadcast jobs: `broadcast.rs`.)
     fn take_injected(&self) -> Option<JobRef> {
@@ -589,7 +567,7 @@ impl WorkerThread {
 
     /// Look for a task in the mechanism's sources, in the policy's order.
     #[inline]
-    fn search<M: Mechanism>(&self, m: &M, own_marks: &mut bool) -> Option<M::Task> {
+    pub(crate) fn search<M: Mechanism>(&self, m: &M, own_marks: &mut bool) -> Option<M::Task> {
         let h = &self.h;
         for &source in M::SEARCH {
             let found = match source {
@@ -639,15 +617,6 @@ impl WorkerThread {
         self.park_until_or(latch, timeout, || reg.has_work() || self.has_broadcast() || wake())
     }
 
-    /// Is a broadcast job waiting for this worker (`broadcast.rs`)? Its
-    /// pusher stores the inbox's length and then fences and wakes this
-    /// worker if it is listed asleep (`Sleep::wake_if_sleeping`); a sleeper
-    /// looks here after its own fence, so one of the two sees the other.
-    #[inline]
-    fn has_broadcast(&self) -> bool {
-        !self.registry().broadcasts[self.index].is_empty()
-    }
-
     /// Run one task that this worker could run now, if there is one
     /// (`yield_now`, `yield_local`): from its own queue, and unless
     /// `local_only`, also its broadcasts, the injector and (`ws`) its peers.
@@ -661,23 +630,6 @@ impl WorkerThread {
             Local::Unit(m) => self.run_one_in(m, local_only),
             Local::Fixed(m) => self.run_one_in(m, local_only),
         }
-    }
-
-    fn run_one_in<M: Mechanism>(&self, m: &M, local_only: bool) -> bool {
-        let h = &self.h;
-        m.poll(h);
-        let t = if local_only {
-            h.hot.dequeue_op(self.counters(), || m.pop(h))
-        } else {
-            self.search(m, &mut false)
-        };
-        let Some(t) = t else { return false };
-        let resume = self.counters().current();
-        m.found_work(h);
-        self.counters().enter(Bucket::Task);
-        m.run(t, |j| self.execute(j));
-        self.counters().enter(resume);
-        true
     }
 
     /// Park unless `has_work()` once the sleep is announced; until woken.

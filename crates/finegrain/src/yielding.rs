@@ -2,6 +2,8 @@
 //! worker run one pending task before going on, and
 //! [`current_thread_index`].
 
+use crate::mechanism::Mechanism;
+use crate::vocab::Bucket;
 use crate::worker::WorkerThread;
 
 /// What [`yield_now`] or [`yield_local`] did.
@@ -56,4 +58,24 @@ fn run_one(local_only: bool) -> Option<Yield> {
 /// ```
 pub fn current_thread_index() -> Option<usize> {
     crate::pool::current_worker_index()
+}
+
+impl WorkerThread {
+    /// [`WorkerThread::run_one`] on mechanism `m`.
+    pub(crate) fn run_one_in<M: Mechanism>(&self, m: &M, local_only: bool) -> bool {
+        let h = &self.h;
+        m.poll(h);
+        let t = if local_only {
+            h.hot.dequeue_op(self.counters(), || m.pop(h))
+        } else {
+            self.search(m, &mut false)
+        };
+        let Some(t) = t else { return false };
+        let resume = self.counters().current();
+        m.found_work(h);
+        self.counters().enter(Bucket::Task);
+        m.run(t, |j| self.execute(j));
+        self.counters().enter(resume);
+        true
+    }
 }
