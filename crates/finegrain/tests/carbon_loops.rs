@@ -14,6 +14,10 @@ use finegrain::{for_each, for_each_2d, for_each_chunk, join, reduce, Pool};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicU32, AtomicUsize, Ordering::Relaxed};
 
+#[path = "common/quiet.rs"]
+mod quiet;
+use quiet::quiet_expected_panics;
+
 const SPECS: &[&str] = &[
     "carbon",
     "carbon:grain=1",
@@ -168,6 +172,7 @@ fn nested_loops_joins_and_2d() {
 
 #[test]
 fn a_panic_in_a_body_reaches_the_caller_after_the_loop_drains() {
+    quiet_expected_panics();
     for (name, pool) in pools() {
         for n in [1, 10, 1000, 10_000] {
             let ran = AtomicUsize::new(0);
@@ -176,19 +181,19 @@ fn a_panic_in_a_body_reaches_the_caller_after_the_loop_drains() {
                     for_each(0..n, |i| {
                         ran.fetch_add(1, Relaxed);
                         if i == n / 2 {
-                            panic!("body {i}");
+                            panic!("body {i} (expected)");
                         }
                     })
                 })
             }));
             let msg = r.expect_err("the panic comes back").downcast::<String>().map(|s| *s).unwrap_or_default();
-            assert_eq!(msg, format!("body {}", n / 2), "{name}");
+            assert_eq!(msg, format!("body {} (expected)", n / 2), "{name}");
             // The loop's other chunks still ran to the end (at least
             // the iterations of every chunk but the one that panicked).
             assert!(ran.load(Relaxed) >= 1, "{name}");
             // A nested panic, in a reduction.
             let r = catch_unwind(AssertUnwindSafe(|| {
-                pool.install(|| reduce(0..n, || 0u64, |i| if i + 1 == n { panic!("last") } else { i as u64 }, |a, b| a + b))
+                pool.install(|| reduce(0..n, || 0u64, |i| if i + 1 == n { panic!("last (expected)") } else { i as u64 }, |a, b| a + b))
             }));
             assert!(r.is_err(), "{name}");
             // Still usable.

@@ -4,6 +4,10 @@ use finegrain::{invoke, invoke_all, policies, Pool};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
 
+#[path = "common/quiet.rs"]
+mod quiet;
+use quiet::quiet_expected_panics;
+
 fn pools() -> impl Iterator<Item = (String, Pool)> {
     policies().flat_map(|p| [2, 4].map(|n| (format!("{} x{n}", p.name), Pool::new(n, p.name).unwrap())))
 }
@@ -60,6 +64,7 @@ fn invoke_all_runs_each_closure_once() {
 
 #[test]
 fn a_panic_in_any_closure_propagates_after_all_ran() {
+    quiet_expected_panics();
     for (name, pool) in pools() {
         for bad in 0..5 {
             let ran = AtomicUsize::new(0);
@@ -69,21 +74,21 @@ fn a_panic_in_any_closure_propagates_after_all_ran() {
                     fib(10);
                     ran.fetch_add(1, Relaxed);
                     if i == bad {
-                        panic!("closure {i}");
+                        panic!("closure {i} (expected)");
                     }
                     i
                 }
             };
             let r = catch_unwind(AssertUnwindSafe(|| pool.install(|| invoke!(f(0), f(1), f(2), f(3), f(4)))));
             let msg = *r.expect_err(&name).downcast::<String>().unwrap();
-            assert_eq!(msg, format!("closure {bad}"), "{name}");
+            assert_eq!(msg, format!("closure {bad} (expected)"), "{name}");
             assert_eq!(ran.load(Relaxed), 5, "{name}: every closure ran");
             let ran = AtomicUsize::new(0);
             let g = |i: usize| {
                 let ran = &ran;
                 move || {
                     ran.fetch_add(1, Relaxed);
-                    assert!(i != bad, "closure {i}");
+                    assert!(i != bad, "closure {i} (expected)");
                 }
             };
             let (g0, g1, g2, g3, g4) = (g(0), g(1), g(2), g(3), g(4));

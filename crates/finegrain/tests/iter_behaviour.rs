@@ -8,6 +8,10 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
+#[path = "common/quiet.rs"]
+mod quiet;
+use quiet::quiet_expected_panics;
+
 fn policy_names() -> Vec<&'static str> {
     finegrain::policies().map(|p| p.name).collect()
 }
@@ -92,11 +96,12 @@ impl Drop for Tracked {
 
 #[test]
 fn panics_reach_the_caller_under_every_policy() {
+    quiet_expected_panics();
     for spec in policy_names() {
         let p = pool(spec, 3);
         let boom = |i: usize| {
             if i == 7777 {
-                panic!("boom at {i}");
+                panic!("boom at {i} (expected)");
             }
             i
         };
@@ -128,14 +133,14 @@ fn panics_reach_the_caller_under_every_policy() {
                 "par_sort_unstable",
                 Box::new(|| {
                     let mut v: Vec<usize> = (0..50_000).rev().collect();
-                    v.par_sort_unstable_by(|a, b| if *a == 7777 { panic!("cmp") } else { a.cmp(b) });
+                    v.par_sort_unstable_by(|a, b| if *a == 7777 { panic!("cmp (expected)") } else { a.cmp(b) });
                 }),
             ),
             (
                 "par_sort",
                 Box::new(|| {
                     let mut v: Vec<usize> = (0..50_000).rev().collect();
-                    v.par_sort_by(|a, b| if *a == 7777 { panic!("cmp") } else { a.cmp(b) });
+                    v.par_sort_by(|a, b| if *a == 7777 { panic!("cmp (expected)") } else { a.cmp(b) });
                 }),
             ),
         ];
@@ -147,7 +152,9 @@ fn panics_reach_the_caller_under_every_policy() {
         let drops = Arc::new(AtomicUsize::new(0));
         let make = || (0..10_000).map(|i| Tracked(drops.clone(), i)).collect::<Vec<_>>();
         let r = p.install(|| {
-            catch_unwind(AssertUnwindSafe(|| make().into_par_iter().map(|t| if t.1 == 4321 { panic!("owned") } else { t }).collect::<Vec<_>>()))
+            catch_unwind(AssertUnwindSafe(|| {
+                make().into_par_iter().map(|t| if t.1 == 4321 { panic!("owned (expected)") } else { t }).collect::<Vec<_>>()
+            }))
         });
         assert!(r.is_err());
         assert_eq!(drops.swap(0, Ordering::Relaxed), 10_000, "{spec}: drops after a panic");
@@ -158,7 +165,7 @@ fn panics_reach_the_caller_under_every_policy() {
         assert_eq!(drops.swap(0, Ordering::Relaxed), 10_000, "{spec}: drops after skip/take");
         // `par_drain`: the drained items dropped once, the rest kept, after a panic too.
         let mut w = make();
-        let r = p.install(|| catch_unwind(AssertUnwindSafe(|| w.par_drain(1000..9000).for_each(|t| assert!(t.1 != 5555, "drained")))));
+        let r = p.install(|| catch_unwind(AssertUnwindSafe(|| w.par_drain(1000..9000).for_each(|t| assert!(t.1 != 5555, "drained (expected)")))));
         assert!(r.is_err());
         assert_eq!(drops.swap(0, Ordering::Relaxed), 8000, "{spec}: drops after a panicking drain");
         assert_eq!(w.iter().map(|t| t.1).collect::<Vec<_>>(), (0..1000).chain(9000..10_000).collect::<Vec<_>>());
@@ -170,7 +177,7 @@ fn panics_reach_the_caller_under_every_policy() {
             v.reverse();
             let r = p.install(|| {
                 catch_unwind(AssertUnwindSafe(|| {
-                    let cmp = |a: &Tracked, b: &Tracked| if a.1 == 5000 && b.1 < 20 { panic!("cmp") } else { a.1.cmp(&b.1) };
+                    let cmp = |a: &Tracked, b: &Tracked| if a.1 == 5000 && b.1 < 20 { panic!("cmp (expected)") } else { a.1.cmp(&b.1) };
                     if unstable {
                         v.par_sort_unstable_by(cmp)
                     } else {

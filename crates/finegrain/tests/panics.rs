@@ -12,30 +12,11 @@ use std::any::Any;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::process::Command;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering::*};
-use std::sync::Once;
 use std::time::{Duration, Instant};
 
-/// Every panic raised on purpose carries this marker; the hook below keeps
-/// them off stderr so that real failures stand out.
-const EXPECTED: &str = "(expected)";
-
-fn quiet_expected_panics() {
-    static HOOK: Once = Once::new();
-    HOOK.call_once(|| {
-        let default = std::panic::take_hook();
-        std::panic::set_hook(Box::new(move |info| {
-            let msg = info
-                .payload()
-                .downcast_ref::<&str>()
-                .map(|s| s.to_string())
-                .or_else(|| info.payload().downcast_ref::<String>().cloned())
-                .unwrap_or_default();
-            if !msg.contains(EXPECTED) {
-                default(info);
-            }
-        }));
-    });
-}
+#[path = "common/quiet.rs"]
+mod quiet;
+use quiet::{quiet_expected_panics, EXPECTED};
 
 fn message(p: Box<dyn Any + Send>) -> String {
     match p.downcast::<&str>() {

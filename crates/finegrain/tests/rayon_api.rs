@@ -102,7 +102,15 @@ fn fifo_order(spec: &str) {
     // Many workers: every FIFO spawn runs once.
     let p = pool(spec, 6);
     let n = AtomicUsize::new(0);
-    p.install(|| finegrain::scope_fifo(|s| (0..1000).for_each(|_| s.spawn_fifo(|_| drop(n.fetch_add(1, SeqCst))))));
+    p.install(|| {
+        finegrain::scope_fifo(|s| {
+            (0..1000).for_each(|_| {
+                s.spawn_fifo(|_| {
+                    n.fetch_add(1, SeqCst);
+                })
+            })
+        })
+    });
     assert_eq!(n.into_inner(), 1000, "{spec}");
 }
 
@@ -149,7 +157,9 @@ fn broadcasts(spec: &str, n: usize) {
     assert_eq!(sum, n * (n - 1) / 2);
     let count = Arc::new(AtomicUsize::new(0));
     let c = count.clone();
-    p.spawn_broadcast(move |_| drop(c.fetch_add(1, SeqCst)));
+    p.spawn_broadcast(move |_| {
+        c.fetch_add(1, SeqCst);
+    });
     drop(p);
     assert_eq!(count.load(SeqCst), n, "{spec}");
     // A panic in one call reaches the caller after the others.
@@ -172,9 +182,13 @@ fn yields(spec: &str) {
     let (a, b, c) = p.install(|| {
         let ran = AtomicUsize::new(0);
         finegrain::scope(|s| {
-            s.spawn(|_| drop(ran.fetch_add(1, SeqCst)));
+            s.spawn(|_| {
+                ran.fetch_add(1, SeqCst);
+            });
             let a = finegrain::yield_local();
-            s.spawn(|_| drop(ran.fetch_add(1, SeqCst)));
+            s.spawn(|_| {
+                ran.fetch_add(1, SeqCst);
+            });
             let b = finegrain::yield_now();
             let c = finegrain::yield_now();
             assert_eq!(ran.load(SeqCst), 2);
@@ -209,7 +223,9 @@ fn hooks(spec: &str, n: usize) {
             assert_eq!(finegrain::current_thread_index(), Some(i));
             u.fetch_add(1, SeqCst);
         })
-        .exit_handler(move |_| drop(d.fetch_add(1, SeqCst)))
+        .exit_handler(move |_| {
+            d.fetch_add(1, SeqCst);
+        })
         .build()
         .unwrap();
     let names = p.broadcast(|ctx| (ctx.index(), std::thread::current().name().map(String::from)));
@@ -443,7 +459,9 @@ fn cancelled_million() {
             let mut t0 = None;
             finegrain::scope(|s| {
                 for _ in 0..1_000_000 {
-                    s.spawn(|_| drop(ran.fetch_add(1, SeqCst)));
+                    s.spawn(|_| {
+                        ran.fetch_add(1, SeqCst);
+                    });
                 }
                 s.cancel();
                 t0 = Some(std::time::Instant::now());

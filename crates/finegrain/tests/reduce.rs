@@ -13,6 +13,10 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicUsize, Ordering::*};
 use std::time::{Duration, Instant};
 
+#[path = "common/quiet.rs"]
+mod quiet;
+use quiet::quiet_expected_panics;
+
 /// Every registered policy by name, plus variants that change the managers'
 /// shape (a three-level tree at 8 workers).
 fn specs() -> Vec<String> {
@@ -273,19 +277,6 @@ fn concurrent_phases() {
             )
         });
         assert_eq!((a, b), (n * (n - 1) / 2, 3 * (n - 1)));
-    });
-}
-
-fn quiet_expected_panics() {
-    static HOOK: std::sync::Once = std::sync::Once::new();
-    HOOK.call_once(|| {
-        let default = std::panic::take_hook();
-        std::panic::set_hook(Box::new(move |info| {
-            let msg = info.payload().downcast_ref::<&str>().map(|s| s.to_string()).or_else(|| info.payload().downcast_ref::<String>().cloned());
-            if !msg.unwrap_or_default().contains("(expected)") {
-                default(info);
-            }
-        }));
     });
 }
 
