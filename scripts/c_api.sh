@@ -13,7 +13,8 @@
 # SANITIZERS="address thread" runs it anyway.
 #
 #   scripts/c_api.sh                 # all of the above
-#   scripts/c_api.sh spawn-cost      # instructions per spawn of the C fib (callgrind)
+#   scripts/c_api.sh spawn-cost      # instructions per spawn of the C fib (callgrind),
+#                                    # beside the Rust API's for the same shapes
 #
 # Environment: CC, CXX (default cc, c++), THREADS (default 2),
 # SANITIZERS (default "address"; empty to skip), LO, HI (fib sizes
@@ -82,13 +83,28 @@ if [[ ${1:-} == spawn-cost ]]; then
     joins() { local a=0 b=1 i t; for ((i = 0; i <= $1; i++)); do t=$((a + b)); a=$b; b=$t; done; echo $((a - 1)); }
     dj=$(($(joins "$HI") - $(joins "$LO")))
     s_lo=$(count serial "$LO") s_hi=$(count serial "$HI")
-    echo "| C fib through | policy | I(fib($LO)) | I(fib($HI)) | instructions per spawn |"
-    echo "|---|---|---:|---:|---:|"
-    echo "| serial C (per internal call) | - | $s_lo | $s_hi | $(awk -v d=$((s_hi - s_lo)) -v j=$dj 'BEGIN { printf "%.1f", d / j }') |"
+    # The Rust API's figures for the same shapes, same sizes and policy:
+    # `finegrain::join` beside fg_invoke, a `task_group` spawn/wait beside
+    # fg_spawn/fg_sync (crates/finegrain-bench/src/bin/spawn_cost.rs).
+    cargo build --release -p finegrain-bench --bin spawn_cost >&2
+    rcount() { # rcount MODE N: callgrind instructions inside spawn_cost's `measured`
+        valgrind --tool=callgrind --callgrind-out-file="$tmp/cg.%p" --toggle-collect='*spawn_cost::measured*' \
+            "$target/release/spawn_cost" "$1" "$2" 1 "$POLICY" >"$tmp/stdout" 2>"$tmp/log" || { cat "$tmp/log" >&2; exit 1; }
+        sed -n 's/^==[0-9]*== Collected : \([0-9]*\)$/\1/p' "$tmp/log"
+    }
+    r_lo=$(rcount serial "$LO") r_hi=$(rcount serial "$HI")
+    per() { awk -v d=$(($2 - $1 - ($4 - $3))) -v j=$dj 'BEGIN { printf "%.1f", d / j }'; }
+    declare -A rust
+    rust[invoke]=$(per "$(rcount finegrain "$LO")" "$(rcount finegrain "$HI")" "$r_lo" "$r_hi")
+    rust[spawn]=$(per "$(rcount group "$LO")" "$(rcount group "$HI")" "$r_lo" "$r_hi")
+    echo "| C fib through | policy | I(fib($LO)) | I(fib($HI)) | instructions per spawn | Rust, same shape | C / Rust |"
+    echo "|---|---|---:|---:|---:|---:|---:|"
+    echo "| serial C (per internal call) | - | $s_lo | $s_hi | $(awk -v d=$((s_hi - s_lo)) -v j=$dj 'BEGIN { printf "%.1f", d / j }') | | |"
     for mode in invoke spawn; do
         lo=$(count $mode "$LO") hi=$(count $mode "$HI")
-        per=$(awk -v d=$((hi - lo - (s_hi - s_lo))) -v j=$dj 'BEGIN { printf "%.1f", d / j }')
-        echo "| fg_$([[ $mode == invoke ]] && echo invoke || echo spawn/fg_sync) | $POLICY | $lo | $hi | $per |"
+        c=$(per "$lo" "$hi" "$s_lo" "$s_hi")
+        ratio=$(awk -v c="$c" -v r="${rust[$mode]}" 'BEGIN { printf "%.2f", c / r }')
+        echo "| fg_$([[ $mode == invoke ]] && echo "invoke | " || echo "spawn/fg_sync | ")$POLICY | $lo | $hi | $c | ${rust[$mode]} ($([[ $mode == invoke ]] && echo join || echo task_group)) | $ratio |"
     done
     echo
     echo "1 thread, counts inside measured(); joins: fib($LO) $(joins "$LO"), fib($HI) $(joins "$HI")"

@@ -55,6 +55,37 @@ pub fn fib_finegrain(n: u64) -> u64 {
     a + b
 }
 
+/// fib through finegrain's spawn/sync ([`finegrain::task_group`]): a group
+/// per call, one half spawned, the other run inline, then a wait. The shape
+/// of Cilk's spawn/sync and of the C API's `fg_spawn`/`fg_sync` fib
+/// (`crates/finegrain-c/examples/fib.c`), so the two can be compared.
+pub fn fib_group(n: u64) -> u64 {
+    if n < 2 {
+        return n;
+    }
+    let mut a = 0;
+    let b = finegrain::task_group(|g| {
+        g.spawn(|| a = fib_group(n - 1));
+        let b = fib_group(n - 2);
+        g.wait();
+        b
+    });
+    a + b
+}
+
+/// [`fib_group`]'s shape through Rayon's `scope` and `spawn`.
+pub fn fib_rayon_scope(n: u64) -> u64 {
+    if n < 2 {
+        return n;
+    }
+    let mut a = 0;
+    let b = rayon::scope(|s| {
+        s.spawn(|_| a = fib_rayon_scope(n - 1));
+        fib_rayon_scope(n - 2)
+    });
+    a + b
+}
+
 /// fib through [`seq_join`]: the shape of a fork-join program with no runtime.
 #[inline]
 pub fn fib_seq_join(n: u64) -> u64 {

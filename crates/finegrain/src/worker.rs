@@ -421,8 +421,14 @@ impl WorkerThread {
         // its last task (`registry::now_us`; `policy::idle`: the time budget
         // counts from there, or from the pool's last call if later).
         let mut rounds_spent: Option<u64> = None;
+        // A task waiting on a latch (a group's, a scope's) mostly waits for its
+        // newest spawn, its own next task: run that, with no poll, as a join
+        // takes its second half back (`join.rs`); poll after if not done.
+        let mut took_back = latch.is_some() && !self.too_deep_to_help() && self.take_own(m).map(|t| self.run_found(m, t)).is_some();
         loop {
-            m.poll(h);
+            if !std::mem::take(&mut took_back) {
+                m.poll(h);
+            }
             if done() {
                 break;
             }
@@ -436,9 +442,7 @@ impl WorkerThread {
                 // a large subtree whose waits nest further (`docs/policies.md`,
                 // "Helping depth").
                 if let Some(t) = latch.filter(|l| self.on_my_stack(*l)).and_then(|l| m.take_newest(h, l as *const AtomicUsize as usize)) {
-                    m.found_work(h);
-                    self.counters().enter(Bucket::Task);
-                    m.run(t, |j| self.execute(j));
+                    self.run_found(m, t);
                 } else {
                     crate::sync::thread::yield_now();
                 }
@@ -446,9 +450,7 @@ impl WorkerThread {
             }
             if let Some(t) = self.search(m, &mut own_marks) {
                 self.pass_on_wake(m);
-                m.found_work(h);
-                self.counters().enter(Bucket::Task);
-                m.run(t, |j| self.execute(j));
+                self.run_found(m, t);
                 failed = 0;
                 rounds_spent = None;
                 continue;
@@ -565,18 +567,30 @@ impl WorkerThread {
         (std::ptr::addr_of!(here) as usize) < self.help_floor
     }
 
+    /// Run a task the loop found.
+    #[inline(always)]
+    fn run_found<M: Mechanism>(&self, m: &M, t: M::Task) {
+        m.found_work(&self.h);
+        self.counters().enter(Bucket::Task);
+        m.run(t, |j| self.execute(j));
+    }
+
+    /// This worker's own next task, in the policy's order.
+    #[inline(always)]
+    fn take_own<M: Mechanism>(&self, m: &M) -> Option<M::Task> {
+        if M::POP_IS_SEARCH {
+            self.counters().enter(Bucket::StealFail);
+        }
+        self.h.hot.dequeue_op(self.counters(), || m.pop(&self.h))
+    }
+
     /// Look for a task in the mechanism's sources, in the policy's order.
     #[inline]
     pub(crate) fn search<M: Mechanism>(&self, m: &M, own_marks: &mut bool) -> Option<M::Task> {
         let h = &self.h;
         for &source in M::SEARCH {
             let found = match source {
-                Source::Own => {
-                    if M::POP_IS_SEARCH {
-                        self.counters().enter(Bucket::StealFail);
-                    }
-                    h.hot.dequeue_op(self.counters(), || m.pop(h))
-                }
+                Source::Own => self.take_own(m),
                 Source::OwnMarks if *own_marks => {
                     let t = m.find(h, source, true);
                     *own_marks = t.is_some();

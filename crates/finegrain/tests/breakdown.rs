@@ -128,7 +128,7 @@ fn queue_operations_are_sampled_everywhere() {
             assert!(enq.samples >= enq.count / 2, "{spec}: every enqueue is timed: {enq:?}");
         }
         let deq = t.ops[Op::Dequeue as usize];
-        assert!(deq.samples > 0, "{spec}: no dequeue sampled: {deq:?}");
+        assert!(deq.samples > 0, "{spec}: no dequeue sampled: {deq:?} (enqueues {enq:?})");
         assert!(t.time(Bucket::Enqueue) > 0 && t.time(Bucket::Dequeue) > 0, "{spec}: {s}");
     }
 }

@@ -1,7 +1,7 @@
 //! One run of fib(n) in one mode, for counting instructions under callgrind:
 //!
 //! ```text
-//! spawn_cost <serial|finegrain|rayon|chili> <n> [threads] [policy]
+//! spawn_cost <serial|finegrain|rayon|chili|group|rayon-scope> <n> [threads] [policy]
 //! ```
 //!
 //! `scripts/spawn_cost.sh` runs it at two sizes and turns the difference into
@@ -21,13 +21,18 @@
 //! `policy` (finegrain only, default `ws`) lets other policies be compared the
 //! same way.
 //!
+//! `group` and `rayon-scope` count spawn/sync rather than join: fib with a
+//! `task_group` (finegrain) or a `scope` (Rayon) per call, one half spawned
+//! and the other run inline before the wait, the shape of the C API's
+//! `fg_spawn`/`fg_sync` fib (`scripts/c_api.sh spawn-cost` prints both).
+//!
 //! `scripts/spawn_cost.sh` with `EXTERNAL=1` also builds this file, with
 //! `kernels.rs` as a module of it, as a crate outside the workspace that
 //! depends on finegrain by path, with Cargo's default release profile and no
 //! RUSTFLAGS, to count what a user's program pays. (It rewrites the `use`
 //! line below for that, so keep the kernels imported in one line.)
 
-use finegrain_bench::kernels::{fib_chili, fib_finegrain, fib_joins, fib_rayon, fib_serial, Tree};
+use finegrain_bench::kernels::{fib_chili, fib_finegrain, fib_group, fib_joins, fib_rayon, fib_rayon_scope, fib_serial, Tree};
 use std::hint::black_box;
 use std::num::NonZeroUsize;
 use std::sync::OnceLock;
@@ -42,6 +47,8 @@ enum Mode {
     Finegrain,
     Rayon,
     Chili,
+    Group,
+    RayonScope,
 }
 
 /// The counted region. Not inlined, so callgrind sees a function to toggle on;
@@ -55,6 +62,7 @@ fn measured(mode: Mode, n: u64, scope: Option<&mut chili::Scope<'_>>) -> u64 {
             Mode::Finegrain => t.sum_finegrain(),
             Mode::Rayon => t.sum_rayon(),
             Mode::Chili => t.sum_chili(scope.expect("chili runs in a scope")),
+            Mode::Group | Mode::RayonScope => panic!("WORKLOAD=tree has no spawn/sync version"),
         };
     }
     match mode {
@@ -62,6 +70,8 @@ fn measured(mode: Mode, n: u64, scope: Option<&mut chili::Scope<'_>>) -> u64 {
         Mode::Finegrain => fib_finegrain(n),
         Mode::Rayon => fib_rayon(n),
         Mode::Chili => fib_chili(scope.expect("chili runs in a scope"), n),
+        Mode::Group => fib_group(n),
+        Mode::RayonScope => fib_rayon_scope(n),
     }
 }
 
@@ -70,7 +80,7 @@ fn measured(mode: Mode, n: u64, scope: Option<&mut chili::Scope<'_>>) -> u64 {
 const WARM_UP: u64 = 18;
 
 fn usage() -> ! {
-    eprintln!("usage: spawn_cost <serial|finegrain|rayon|chili> <n> [threads] [policy]");
+    eprintln!("usage: spawn_cost <serial|finegrain|rayon|chili|group|rayon-scope> <n> [threads] [policy]");
     std::process::exit(2)
 }
 
@@ -81,6 +91,8 @@ fn main() {
         Some("finegrain") => Mode::Finegrain,
         Some("rayon") => Mode::Rayon,
         Some("chili") => Mode::Chili,
+        Some("group") => Mode::Group,
+        Some("rayon-scope") => Mode::RayonScope,
         _ => usage(),
     };
     let n: u64 = args.get(1).and_then(|s| s.parse().ok()).unwrap_or_else(|| usage());
@@ -100,14 +112,14 @@ fn main() {
     let warm = WARM_UP.min(n);
     let r = match mode {
         Mode::Serial => measured(mode, n, None),
-        Mode::Finegrain => {
+        Mode::Finegrain | Mode::Group => {
             let pool = finegrain::Pool::new(threads, policy).unwrap_or_else(|e| panic!("pool {policy:?}: {e}"));
-            pool.install(|| fib_finegrain(black_box(warm)));
+            pool.install(|| if matches!(mode, Mode::Group) { fib_group(black_box(warm)) } else { fib_finegrain(black_box(warm)) });
             pool.install(|| measured(mode, n, None))
         }
-        Mode::Rayon => {
+        Mode::Rayon | Mode::RayonScope => {
             let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().expect("rayon pool");
-            pool.install(|| fib_rayon(black_box(warm)));
+            pool.install(|| if matches!(mode, Mode::RayonScope) { fib_rayon_scope(black_box(warm)) } else { fib_rayon(black_box(warm)) });
             pool.install(|| measured(mode, n, None))
         }
         Mode::Chili => {

@@ -381,18 +381,55 @@ impl std::fmt::Display for Stats {
 }
 
 /// The buckets with the sampled queue operations moved out of the buckets
-/// they were spent in (module doc), never more than a bucket holds.
+/// they were spent in (module doc), never more than a bucket holds. Where
+/// the estimates of both operations together exceed what a bucket holds (a
+/// few long samples, each weighted by its period, in a short run), the
+/// bucket is shared between them in proportion to their estimates, rather
+/// than the enqueues' estimate taking it all and the dequeues' nothing.
 pub(super) fn adjust(raw: &[u64; BUCKETS], moved: &[[u64; BUCKETS]; 2]) -> [u64; BUCKETS] {
     let mut time = *raw;
-    for (k, dest) in [Bucket::Enqueue, Bucket::Dequeue].into_iter().enumerate() {
-        for b in 0..BUCKETS {
-            if b == dest as usize {
-                continue;
-            }
-            let m = moved[k][b].min(time[b]);
-            time[b] -= m;
-            time[dest as usize] += m;
+    let dests = [Bucket::Enqueue as usize, Bucket::Dequeue as usize];
+    for b in 0..BUCKETS {
+        // What leaves bucket `b` for each operation's bucket (none from the
+        // operation's own bucket).
+        let want: [u64; 2] = std::array::from_fn(|k| if b == dests[k] { 0 } else { moved[k][b] });
+        let total = want[0].saturating_add(want[1]);
+        let avail = raw[b];
+        let m = if total <= avail {
+            want
+        } else {
+            // The whole bucket, split (the remainder of the division to the dequeues).
+            let m0 = (u128::from(want[0]) * u128::from(avail) / u128::from(total)) as u64;
+            [m0, avail - m0]
+        };
+        for k in 0..2 {
+            time[b] -= m[k];
+            time[dests[k]] += m[k];
         }
     }
     time
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn estimates_beyond_a_bucket_share_it_in_proportion() {
+        let (task, enq, deq) = (Bucket::Task as usize, Bucket::Enqueue as usize, Bucket::Dequeue as usize);
+        let mut raw = [0u64; BUCKETS];
+        raw[task] = 100;
+        let mut moved = [[0u64; BUCKETS]; 2];
+        // Within the bucket: moved as estimated.
+        moved[0][task] = 30;
+        moved[1][task] = 20;
+        let t = adjust(&raw, &moved);
+        assert_eq!((t[task], t[enq], t[deq]), (50, 30, 20));
+        // Beyond it: shared 3 to 1, nothing lost or made up.
+        moved[0][task] = 150;
+        moved[1][task] = 50;
+        let t = adjust(&raw, &moved);
+        assert_eq!((t[task], t[enq], t[deq]), (0, 75, 25));
+        assert_eq!(t.iter().sum::<u64>(), raw.iter().sum::<u64>());
+    }
 }
