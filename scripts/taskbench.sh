@@ -18,7 +18,7 @@
 # Environment: TASKBENCH (the Task Bench checkout; TASKBENCH_OPTIONAL=1
 # makes a missing one a note, not a failure), THREADS (default 2),
 # STEPS, WIDTH (default 16, 2 x THREADS), ITER (compute_bound iterations,
-# default 256).
+# default 256), PATTERNS (a space-separated subset of the patterns below).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
@@ -66,7 +66,8 @@ g++ -std=c++17 -O3 -Wall -I"$out/core" -I"$inc" peers/taskbench/finegrain_main.c
 echo "built $out/finegrain and $out/openmp/main"
 [[ ${1:-} == build ]] && exit 0
 
-patterns=(trivial no_comm stencil_1d stencil_1d_periodic dom tree fft all_to_all nearest spread random_nearest)
+# shellcheck disable=SC2206 # PATTERNS is a space-separated list
+patterns=(${PATTERNS:-trivial no_comm stencil_1d stencil_1d_periodic dom tree fft all_to_all nearest spread random_nearest})
 pattern_args() { [[ $1 == spread ]] && echo "-period 2"; true; }
 
 if [[ ${1:-} == metg ]]; then
