@@ -6,7 +6,9 @@
 //! stops if the awaited event happened, looks for a task in the sources the
 //! policy lists (`policy::search`), and when every source is empty, releases
 //! what it holds, tells the mechanism, and takes the idle step the policy
-//! says (`policy::idle`). It is generic over the mechanism, so each
+//! says (`policy::idle`). A task waiting on a latch first runs its own next
+//! task, with no poll (its newest spawn, most often: as a join takes its
+//! second half back). It is generic over the mechanism, so each
 //! mechanism's copy is compiled on its own with no indirect calls.
 
 use crate::adm::spawn_gate::Gate;
@@ -421,9 +423,7 @@ impl WorkerThread {
         // its last task (`registry::now_us`; `policy::idle`: the time budget
         // counts from there, or from the pool's last call if later).
         let mut rounds_spent: Option<u64> = None;
-        // A task waiting on a latch (a group's, a scope's) mostly waits for its
-        // newest spawn, its own next task: run that, with no poll, as a join
-        // takes its second half back (`join.rs`); poll after if not done.
+        // Own next task first, no poll (module doc); poll after if not done.
         let mut took_back = latch.is_some() && !self.too_deep_to_help() && self.take_own(m).map(|t| self.run_found(m, t)).is_some();
         loop {
             if !std::mem::take(&mut took_back) {
