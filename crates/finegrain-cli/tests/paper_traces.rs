@@ -72,11 +72,12 @@ fn after(text: &str, key: &str) -> Option<f64> {
     num.parse().ok()
 }
 
-fn record(name: &str, threads: usize) -> Row {
+fn record(name: &str, threads: usize, repeat: u32) -> Row {
     let dir = scratch(&format!("paper-{name}"));
     std::fs::create_dir_all(&dir).unwrap();
     let out = dir.join("t.trace");
-    let (code, stdout, stderr) = finegrain(&["record", "--workload", name, "--size", "paper", "--no-cache", "--out", out.to_str().unwrap()]);
+    let (code, stdout, stderr) =
+        finegrain(&["record", "--workload", name, "--size", "paper", "--no-cache", "--repeat", &repeat.to_string(), "--out", out.to_str().unwrap()]);
     assert_eq!(code, 0, "{name}: {stderr}");
     let _ = std::fs::remove_dir_all(&dir);
     let parse = |key: &str| after(&stdout, key).unwrap_or_else(|| panic!("{name}: no {key:?} in {stdout}"));
@@ -95,7 +96,22 @@ fn record(name: &str, threads: usize) -> Row {
 #[test]
 #[ignore = "records every claim workload at paper size three times: minutes; docs/simulation.md gives its last result"]
 fn paper_traces_are_parallel_and_keep_set_up_out_of_the_root() {
-    let rows: Vec<Row> = CLAIM_WORKLOADS.iter().map(|&(w, t)| record(w, t)).collect();
+    let mut rows: Vec<Row> = CLAIM_WORKLOADS.iter().map(|&(w, t)| record(w, t, 3)).collect();
+    // Host noise only lengthens a step, and a span is a chain of a few
+    // steps: on a loaded host, a step slowed in all three recordings can
+    // triple it (cilksort's 0.21 M cycles quiet, 0.59 M in one CI run). A
+    // trace short of the bound is recorded again with nine recordings and
+    // its larger parallelism kept; a program without the parallelism stays
+    // short of it however often it is recorded.
+    for r in rows.iter_mut() {
+        if r.parallelism < PARALLELISM_PER_THREAD * r.threads as f64 && !PAPER_OWN.iter().any(|&(w, _)| w == r.name) {
+            let again = record(&r.name, r.threads, 9);
+            println!("{}: parallelism {:.0} with 3 recordings, {:.0} with 9", r.name, r.parallelism, again.parallelism);
+            if again.parallelism > r.parallelism {
+                *r = again;
+            }
+        }
+    }
     println!("| workload | tasks | work (M) | span (M) | parallelism | root share | record (s) |");
     println!("|---|---:|---:|---:|---:|---:|---:|");
     for r in &rows {

@@ -63,6 +63,7 @@ mod dynprog;
 mod graph;
 mod image;
 pub mod locality;
+pub mod mapreduce;
 mod physics;
 mod recursive;
 mod sparse;
@@ -258,6 +259,13 @@ pub fn all() -> Vec<Box<dyn Workload>> {
         Box::new(locality::Ft { hint: true }),
         Box::new(locality::Gjk { hint: true }),
         Box::new(locality::Brmap { hint: true }),
+        Box::new(mapreduce::WordCount),
+        Box::new(mapreduce::Histogram),
+        Box::new(mapreduce::LinearRegression),
+        Box::new(mapreduce::StringMatch),
+        Box::new(mapreduce::Kmeans),
+        Box::new(mapreduce::MatrixMultiply),
+        Box::new(mapreduce::Pca),
     ]
 }
 

@@ -117,6 +117,7 @@ cfg_runtime! {
     mod job;
     mod join;
     mod loops;
+    pub mod mapreduce;
     mod mechanism;
     mod phase;
     mod pool;

@@ -39,10 +39,13 @@ impl Workload for CilkSort {
             Size::Test => 1 << 14,
             Size::Small => 1 << 18,
             Size::Full => 1 << 23,
-            // 32 M keys: the ADM paper's mergesort scaled until the trace's
-            // parallelism passes ten times 256 threads.
-            // 32 MB of keys, four times the PDF study's shared L2.
-            Size::Paper => 1 << 22,
+            // 16 M keys (128 MB, sixteen times the PDF study's shared L2):
+            // the ADM paper's mergesort scaled until the trace's parallelism
+            // passes ten times 256 threads with room to spare, since the
+            // span is a chain of a few hundred recorded leaves and moves
+            // with the host (docs/simulation.md, "Traces of the parallel
+            // region").
+            Size::Paper => 1 << 24,
         };
         let mut g = SplitMix64::new(seed);
         let keys = (0..n).map(|_| g.next_u64()).collect();

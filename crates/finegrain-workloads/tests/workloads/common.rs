@@ -3,13 +3,16 @@
 use finegrain_workloads::{all, by_name, Instance, Output, Size};
 
 /// The API kinds a workload may name.
-const APIS: [&str; 7] = ["join", "scope", "loop", "reduce", "phase", "graph", "loop-2d"];
+const APIS: [&str; 8] = ["join", "scope", "loop", "reduce", "phase", "graph", "loop-2d", "mapreduce"];
 
 /// Workloads that have a C++ peer and so must say how to regenerate the input.
 const WITH_PEERS: [&str; 7] = ["fib", "nqueens", "uts", "cilksort", "matmul", "spmv", "sum"];
 
 /// Workloads whose input is a parameter alone, not drawn from the seed.
-const SEED_FREE: [&str; 2] = ["fib", "nqueens"];
+/// Workloads whose input does not depend on the seed: fib and nqueens have
+/// none; kmeans, pca and matrix_multiply draw Phoenix's own input from
+/// glibc's `rand()` in its initial state.
+const SEED_FREE: [&str; 5] = ["fib", "nqueens", "kmeans", "pca", "matrix_multiply"];
 
 pub fn prepare(name: &str, size: Size, seed: u64) -> Box<dyn Instance> {
     by_name(name).unwrap_or_else(|| panic!("workload {name} is not registered")).prepare(size, seed)

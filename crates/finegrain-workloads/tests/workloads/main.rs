@@ -15,6 +15,7 @@ mod graph;
 mod image;
 mod inputs;
 mod locality;
+mod mapreduce;
 mod physics;
 mod recursive;
 mod sparse;
@@ -24,7 +25,7 @@ use finegrain_workloads::all;
 
 /// The registry's order, which `finegrain list`, the CLI's default suite (the
 /// first workload of each API kind) and result tables follow.
-const ORDER: [&str; 41] = [
+const ORDER: [&str; 48] = [
     "fib",
     "nqueens",
     "uts",
@@ -66,6 +67,13 @@ const ORDER: [&str; 41] = [
     "ft",
     "gjk",
     "brmap",
+    "word_count",
+    "histogram",
+    "linear_regression",
+    "string_match",
+    "kmeans",
+    "matrix_multiply",
+    "pca",
 ];
 
 #[test]
@@ -89,6 +97,7 @@ fn every_workload_has_a_domain() {
         anneal::NAMES,
         physics::NAMES,
         locality::NAMES,
+        mapreduce::NAMES,
     ]
     .concat();
     tested.sort_unstable();
