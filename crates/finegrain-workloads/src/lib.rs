@@ -203,6 +203,14 @@ pub trait Instance: Send + Sync {
     fn peer_args(&self) -> Option<String> {
         None
     }
+    /// For Phoenix's programs (`peers/phoenix`, `finegrain bench --peers`),
+    /// where the workload is one of theirs: the input written into `dir` in
+    /// the form their program reads, the driver's `key=value` arguments, and
+    /// the digest each of Phoenix's programs must print for this input.
+    fn phoenix(&self, dir: &std::path::Path) -> Option<Result<PhoenixInput, String>> {
+        let _ = dir;
+        None
+    }
     /// `Ok` if `got` matches the serial `reference` (exactly, or within a stated
     /// tolerance for floating point).
     fn check(&self, reference: &Output, got: &Output) -> Result<(), String> {
@@ -212,6 +220,16 @@ pub trait Instance: Send + Sync {
             Err(format!("expected {reference}, got {got}"))
         }
     }
+}
+
+/// A workload's input for Phoenix's programs (`peers/phoenix/README.md` is
+/// the contract): the driver's arguments, and per program (`phoenix2`,
+/// `phoenix2-seq`, `phoenix++`) the FNV-1a digest of the canonical result
+/// text it must print, computed here from the serial reference program.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PhoenixInput {
+    pub args: String,
+    pub digests: Vec<(&'static str, u64)>,
 }
 
 /// Every workload, in a stable order: `finegrain list`, the CLI's default

@@ -6,10 +6,11 @@
 use super::plan::{Config, Plan, Runtime};
 use super::record::{RunRecord, RunStats};
 use crate::chili_programs::{self, ChiliProgram};
+use crate::peers::Kind;
 use crate::pools::Pools;
 use finegrain::Stats;
 use finegrain_workloads::util::SplitMix64;
-use finegrain_workloads::{Instance, Output, Workload};
+use finegrain_workloads::{Instance, Output, PhoenixInput, Workload};
 use indicatif::ProgressBar;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::time::Instant;
@@ -43,7 +44,7 @@ enum Attempt {
 /// How many runs the plan makes per workload, before knowing which workloads
 /// have a Rayon or chili version (for the progress bar; corrected as we learn).
 pub fn expected_runs(plan: &Plan) -> u64 {
-    let per_round = plan.configs(plan.rayon, plan.chili, !plan.peers.is_empty()).len();
+    let per_round = plan.configs(plan.rayon, plan.chili, &vec![true; plan.peers.len()]).len();
     (per_round * (plan.warmup + plan.reps)) as u64
 }
 
@@ -78,7 +79,30 @@ fn run_workload(plan: &Plan, pools: &Pools, pb: &ProgressBar, wi: usize, w: &dyn
     let has_rayon = plan.rayon && probe_rayon(plan, pools, pb, inst.as_ref(), &reference, name, out);
     let peer_args = inst.peer_args();
     let chili = if plan.chili { probe_chili(plan, pools, pb, inst.as_ref(), &reference, name, peer_args.as_deref(), out) } else { None };
-    let configs = plan.configs(has_rayon, chili.is_some(), peer_args.is_some() && !plan.peers.is_empty());
+    // Phoenix's programs read the input from files, written once per workload.
+    let phoenix_dir = std::env::temp_dir().join(format!("finegrain-phoenix-{}-{name}", std::process::id()));
+    let phoenix = if plan.peers.iter().any(|p| p.kind == Kind::Phoenix) {
+        let made = std::fs::create_dir_all(&phoenix_dir).map_err(|e| format!("{}: {e}", phoenix_dir.display()));
+        match made.map(|()| inst.phoenix(&phoenix_dir)) {
+            Ok(Some(Ok(input))) => Some(input),
+            Ok(None) => None,
+            Ok(Some(Err(e))) | Err(e) => {
+                report(pb, out, format!("RUN FAILED: {name} / phoenix: {e} (Phoenix's programs skip this workload)"));
+                None
+            }
+        }
+    } else {
+        None
+    };
+    let peers_ok: Vec<bool> = plan
+        .peers
+        .iter()
+        .map(|p| match p.kind {
+            Kind::Cpp => peer_args.is_some(),
+            Kind::Phoenix => phoenix.is_some(),
+        })
+        .collect();
+    let configs = plan.configs(has_rayon, chili.is_some(), &peers_ok);
     // Correct the bar: this workload may have fewer configurations than assumed.
     let actual = (configs.len() * (plan.warmup + plan.reps)) as u64;
     pb.set_length(pb.length().unwrap_or(0) + actual - expected);
@@ -105,7 +129,7 @@ fn run_workload(plan: &Plan, pools: &Pools, pb: &ProgressBar, wi: usize, w: &dyn
             if broken[ci] {
                 continue;
             }
-            let attempt = run_once(plan, pools, inst.as_ref(), chili.as_deref(), &reference, cfg, name, peer_args.as_deref());
+            let attempt = run_once(plan, pools, inst.as_ref(), chili.as_deref(), &reference, cfg, name, peer_args.as_deref(), phoenix.as_ref());
             let what = format!("{name} / {} / {} threads / {}", plan.label(cfg.runtime), cfg.threads, round_name(plan, round));
             match attempt {
                 Attempt::Broken(msg) => {
@@ -152,6 +176,9 @@ fn run_workload(plan: &Plan, pools: &Pools, pb: &ProgressBar, wi: usize, w: &dyn
                 }
             }
         }
+    }
+    if phoenix.is_some() || phoenix_dir.exists() {
+        let _ = std::fs::remove_dir_all(&phoenix_dir);
     }
 }
 
@@ -220,10 +247,21 @@ fn run_once(
     cfg: Config,
     name: &str,
     peer_args: Option<&str>,
+    phoenix: Option<&PhoenixInput>,
 ) -> Attempt {
+    let peer_input = |p: usize| match plan.peers[p].kind {
+        Kind::Cpp => (peer_args.unwrap_or(""), None),
+        Kind::Phoenix => phoenix.map_or(("", None), |ph| (ph.args.as_str(), Some(ph))),
+    };
     match cfg.runtime {
-        Runtime::Peer(p) => return run_peer(plan, p, cfg.threads, name, peer_args.unwrap_or(""), false),
-        Runtime::PeerSerial(p) => return run_peer(plan, p, 1, name, peer_args.unwrap_or(""), true),
+        Runtime::Peer(p) => {
+            let (args, ph) = peer_input(p);
+            return run_peer(plan, p, cfg.threads, name, args, false, ph);
+        }
+        Runtime::PeerSerial(p) => {
+            let (args, ph) = peer_input(p);
+            return run_peer(plan, p, 1, name, args, true, ph);
+        }
         _ => {}
     }
     let timed = |f: &dyn Fn() -> Option<Output>| {
@@ -268,12 +306,25 @@ fn run_once(
 }
 
 /// One repetition in a peer process (its parallel program, or its own serial
-/// one); the peer times and checks itself.
-fn run_peer(plan: &Plan, p: usize, threads: usize, name: &str, peer_args: &str, serial: bool) -> Attempt {
+/// one); the peer times and checks itself. Phoenix's programs also print
+/// their result, whose digest must be the one `phoenix` computed from the
+/// serial reference for that program.
+fn run_peer(plan: &Plan, p: usize, threads: usize, name: &str, peer_args: &str, serial: bool, phoenix: Option<&PhoenixInput>) -> Attempt {
     match plan.peers[p].run(name, peer_args, threads, 1, serial) {
         Ok(reps) => {
             let r = &reps[0];
-            let check = if r.check == "ok" { Ok(()) } else { Err(format!("peer's own check: {}", r.check)) };
+            let mut check = if r.check == "ok" { Ok(()) } else { Err(format!("peer's own check: {}", r.check)) };
+            if let (Ok(()), Some(ph)) = (&check, phoenix) {
+                let want = ph.digests.iter().find(|(program, _)| *program == r.runtime).map(|&(_, d)| format!("{d:016x}"));
+                if want.is_some() && r.digest != want {
+                    check = Err(format!(
+                        "{}'s printed result (digest {}) is not finegrain's serial result's (digest {})",
+                        r.runtime,
+                        r.digest.as_deref().unwrap_or("none"),
+                        want.unwrap_or_default()
+                    ));
+                }
+            }
             Attempt::Ran { time_ns: r.time_ns, check, stats: None }
         }
         Err(e) => Attempt::Broken(e),

@@ -92,7 +92,8 @@ impl Plan {
 
     /// The configurations of one workload, in report order: serial, each policy,
     /// Rayon, chili, peers; thread counts ascending within each.
-    pub fn configs(&self, has_rayon: bool, has_chili: bool, has_peers: bool) -> Vec<Config> {
+    /// `peers_ok[p]`: whether peer `p` runs this workload.
+    pub fn configs(&self, has_rayon: bool, has_chili: bool, peers_ok: &[bool]) -> Vec<Config> {
         let mut v = vec![Config { runtime: Runtime::Serial, threads: 1 }];
         let mut add = |rt: Runtime| v.extend(self.threads.iter().map(|&threads| Config { runtime: rt, threads }));
         (0..self.policies.len()).for_each(|p| add(Runtime::Finegrain(p)));
@@ -102,11 +103,11 @@ impl Plan {
         if has_chili {
             add(Runtime::Chili);
         }
-        if has_peers {
-            for p in 0..self.peers.len() {
+        for p in (0..self.peers.len()).filter(|&p| peers_ok.get(p).copied().unwrap_or(false)) {
+            if crate::peers::has_serial(self.peers[p].name) {
                 v.push(Config { runtime: Runtime::PeerSerial(p), threads: 1 });
-                v.extend(self.threads.iter().map(|&threads| Config { runtime: Runtime::Peer(p), threads }));
             }
+            v.extend(self.threads.iter().map(|&threads| Config { runtime: Runtime::Peer(p), threads }));
         }
         v
     }

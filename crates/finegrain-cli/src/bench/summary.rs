@@ -55,7 +55,7 @@ pub fn summarize(records: &[RunRecord]) -> Vec<SummaryRow> {
                 // A peer against its own serial program, when it ran; every
                 // other runtime (and a peer whose serial did not run) against
                 // the Rust serial reference.
-                let own = crate::peers::KNOWN.contains(&r.runtime.as_str()).then(|| crate::peers::serial_name(&r.runtime));
+                let own = crate::peers::own_baseline(&r.runtime);
                 match own.and_then(|name| median_of(name).map(|m| (name, m))) {
                     Some((name, m)) => (name.to_string(), Some(m)),
                     None => ("serial".to_string(), median_of("serial")),

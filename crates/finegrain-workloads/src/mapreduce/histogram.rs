@@ -9,9 +9,9 @@
 use finegrain::mapreduce::{split_slice, MapReduce};
 use rayon::prelude::*;
 
-use super::{chunk_len, user_file};
+use super::{chunk_len, digests, user_file, write_file};
 use crate::support::rng::SplitMix64;
-use crate::{Instance, Output, Size, Workload};
+use crate::{Instance, Output, PhoenixInput, Size, Workload};
 
 const FILE_VAR: &str = "FINEGRAIN_HISTOGRAM_BMP";
 
@@ -164,6 +164,27 @@ impl Instance for HistogramInstance {
             bins[k] = n;
         }
         Output::Ints(bins)
+    }
+    fn phoenix(&self, dir: &std::path::Path) -> Option<Result<PhoenixInput, String>> {
+        // Whole pixels only: Phoenix 2's sequential program reads a partial
+        // last pixel as if zero-padded; the others drop it, as here.
+        let offset = usize::from(u16::from_le_bytes([self.file[10], self.file[11]]));
+        let end = offset + self.pixels().len();
+        let mut bins = [0u64; 768];
+        count(self.pixels(), &mut bins);
+        let line = |c: usize| bins[256 * c..256 * (c + 1)].iter().map(u64::to_string).collect::<Vec<_>>().join(" ") + "\n";
+        let full = format!("{}{}{}", line(0), line(1), line(2));
+        let first10: String = bins
+            .iter()
+            .enumerate()
+            .filter(|(_, &n)| n > 0)
+            .take(10)
+            .map(|(k, n)| format!("{} {} {n}\n", ["B", "G", "R"][k / 256], k % 256))
+            .collect();
+        Some(
+            write_file(dir, "histogram.bmp", &self.file[..end])
+                .map(|path| PhoenixInput { args: format!("input={}", path.display()), digests: digests(&full, &full, &first10) }),
+        )
     }
     fn rayon(&self) -> Option<Output> {
         let bins = self

@@ -15,8 +15,8 @@ use rayon::prelude::*;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Mutex;
 
-use super::GlibcRand;
-use crate::{Instance, Output, Size, Workload};
+use super::{digests, GlibcRand};
+use crate::{Instance, Output, PhoenixInput, Size, Workload};
 
 pub struct Kmeans;
 
@@ -189,6 +189,12 @@ impl Instance for KmeansInstance {
             means
         });
         Self::output(means)
+    }
+    fn phoenix(&self, _dir: &std::path::Path) -> Option<Result<PhoenixInput, String>> {
+        let Output::Ints(means) = self.serial() else { unreachable!("kmeans' result is its means") };
+        let text: String = means.chunks(self.dim).map(|m| m.iter().map(|&x| (x as i32).to_string()).collect::<Vec<_>>().join(" ") + "\n").collect();
+        let args = format!("dim={} clusters={} points={} max={}", self.dim, self.k, self.n, self.grid);
+        Some(Ok(PhoenixInput { args, digests: digests(&text, &text, &text) }))
     }
     fn rayon(&self) -> Option<Output> {
         let mut means = self.means.clone();

@@ -9,9 +9,9 @@
 use finegrain::mapreduce::{split_slice, MapReduce};
 use rayon::prelude::*;
 
-use super::{chunk_len, user_file};
+use super::{chunk_len, digests, user_file, write_file};
 use crate::support::rng::SplitMix64;
-use crate::{Instance, Output, Size, Workload};
+use crate::{Instance, Output, PhoenixInput, Size, Workload};
 
 const FILE_VAR: &str = "FINEGRAIN_LINEAR_REGRESSION_POINTS";
 
@@ -134,6 +134,14 @@ impl Instance for LinearRegressionInstance {
             s[k] = v;
         }
         output(s)
+    }
+    fn phoenix(&self, dir: &std::path::Path) -> Option<Result<PhoenixInput, String>> {
+        let s = sums(&self.points);
+        let text = format!("SX {}\nSY {}\nSXX {}\nSYY {}\nSXY {}\n", s[0], s[1], s[2], s[3], s[4]);
+        Some(
+            write_file(dir, "linear_regression.dat", &self.points)
+                .map(|path| PhoenixInput { args: format!("input={}", path.display()), digests: digests(&text, &text, &text) }),
+        )
     }
     fn rayon(&self) -> Option<Output> {
         let s = self.chunks().par_iter().map(|c| sums(c)).reduce(

@@ -11,9 +11,9 @@ use finegrain::mapreduce::{Chunk, MapReduce};
 use rayon::prelude::*;
 use std::sync::Mutex;
 
-use super::GlibcRand;
+use super::{digests, write_file, GlibcRand};
 use crate::support::digest::digest_iter;
-use crate::{Instance, Output, Size, Workload};
+use crate::{Instance, Output, PhoenixInput, Size, Workload};
 
 pub struct MatrixMultiply;
 
@@ -107,6 +107,21 @@ impl Instance for MatrixMultiplyInstance {
             );
         });
         Self::output(&c)
+    }
+    fn phoenix(&self, dir: &std::path::Path) -> Option<Result<PhoenixInput, String>> {
+        let ints = |m: &[i32]| m.iter().flat_map(|x| x.to_le_bytes()).collect::<Vec<u8>>();
+        let folder = dir.join("matrix_multiply");
+        let written = std::fs::create_dir_all(&folder)
+            .map_err(|e| format!("{}: {e}", folder.display()))
+            .and_then(|()| write_file(&folder, "matrix_file_A.txt", &ints(&self.a)))
+            .and_then(|_| write_file(&folder, "matrix_file_B.txt", &ints(&self.b)));
+        let mut c = vec![0i32; self.n * self.n];
+        self.rows(0, &mut c);
+        let total = c.iter().fold(0i32, |s, &x| s.wrapping_add(x));
+        Some(written.map(|_| PhoenixInput {
+            args: format!("input={} side={} row_block={}", folder.display(), self.n, self.block()),
+            digests: digests(&format!("{total}\n"), "", &format!("{total}\n")),
+        }))
     }
     fn rayon(&self) -> Option<Output> {
         let mut c = vec![0i32; self.n * self.n];

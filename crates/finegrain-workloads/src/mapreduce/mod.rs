@@ -296,3 +296,32 @@ mod glibc_tests {
         assert_eq!((h.rand(), h.rand()), (71876166, 708592740));
     }
 }
+
+/// Write `data` to `dir/name`, naming the file in the error.
+fn write_file(dir: &std::path::Path, name: &str, data: &[u8]) -> Result<std::path::PathBuf, String> {
+    let path = dir.join(name);
+    std::fs::write(&path, data).map_err(|e| format!("{}: {e}", path.display()))?;
+    Ok(path)
+}
+
+/// A text as Phoenix's text programs need it (`peers/phoenix/README.md`):
+/// ending with a line break, and not a whole number of 4096-byte pages
+/// (they read the byte past the end). The added line break changes no
+/// word and no line.
+fn phoenix_text(text: &[u8]) -> std::borrow::Cow<'_, [u8]> {
+    if text.ends_with(b"\n") && text.len() % 4096 != 0 {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    let mut t = text.to_vec();
+    t.push(b'\n');
+    if t.len() % 4096 == 0 {
+        t.push(b'\n');
+    }
+    std::borrow::Cow::Owned(t)
+}
+
+/// The digests of three canonical texts: Phoenix 2, its sequential
+/// program, Phoenix++.
+fn digests(p2: &str, seq: &str, pp: &str) -> Vec<(&'static str, u64)> {
+    vec![("phoenix2", fnv1a(p2.as_bytes())), ("phoenix2-seq", fnv1a(seq.as_bytes())), ("phoenix++", fnv1a(pp.as_bytes()))]
+}

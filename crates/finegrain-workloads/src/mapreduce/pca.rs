@@ -13,9 +13,9 @@
 use finegrain::mapreduce::MapReduce;
 use rayon::prelude::*;
 
-use super::GlibcRand;
+use super::{digests, GlibcRand};
 use crate::support::digest::digest_iter;
-use crate::{Instance, Output, Size, Workload};
+use crate::{Instance, Output, PhoenixInput, Size, Workload};
 
 pub struct Pca;
 
@@ -162,6 +162,22 @@ impl Instance for PcaInstance {
             parts
         });
         Self::output(covs.into_iter().flat_map(|(_, v)| v))
+    }
+    fn phoenix(&self, _dir: &std::path::Path) -> Option<Result<PhoenixInput, String>> {
+        let means: Vec<i32> = (0..self.n).map(|i| self.mean(i)).collect();
+        let mut full = vec![0i32; self.n * self.n];
+        let mut sum = 0i64;
+        for i in 0..self.n {
+            for j in i..self.n {
+                let c = self.cov(i, j, &means);
+                full[i * self.n + j] = c;
+                full[j * self.n + i] = c;
+                sum += i64::from(c);
+            }
+        }
+        let seq: String = full.chunks(self.n).map(|r| r.iter().map(i32::to_string).collect::<Vec<_>>().join(" ") + "\n").collect();
+        let args = format!("rows={n} cols={n} max={}", self.grid, n = self.n);
+        Some(Ok(PhoenixInput { args, digests: digests(&format!("{sum}\n"), &seq, &format!("{sum}\n")) }))
     }
     fn rayon(&self) -> Option<Output> {
         let means: Vec<i32> = (0..self.n).into_par_iter().map(|i| self.mean(i)).collect();

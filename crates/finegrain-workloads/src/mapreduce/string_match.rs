@@ -10,9 +10,9 @@
 use finegrain::mapreduce::MapReduce;
 use rayon::prelude::*;
 
-use super::{chunk_len, text_size, user_file, zipf_text};
+use super::{chunk_len, digests, phoenix_text, text_size, user_file, write_file, zipf_text};
 use crate::support::rng::SplitMix64;
-use crate::{Instance, Output, Size, Workload};
+use crate::{Instance, Output, PhoenixInput, Size, Workload};
 
 const FILE_VAR: &str = "FINEGRAIN_STRING_MATCH_TEXT";
 
@@ -145,6 +145,29 @@ impl Instance for StringMatchInstance {
             found[k] = n;
         }
         Output::Ints(found)
+    }
+    fn phoenix(&self, dir: &std::path::Path) -> Option<Result<PhoenixInput, String>> {
+        let text = phoenix_text(&self.text);
+        // What Phoenix's line readers cannot take (peers/phoenix/README.md).
+        if let Some(at) = text.iter().position(|&b| b == b'\r' || b == 0 || b == 0xFB) {
+            return Some(Err(format!("string_match: byte {at} is {:#04x}, which Phoenix's programs misread (\\r, NUL or 0xFB)", text[at])));
+        }
+        if let Some(long) = text.split(|&b| b == b'\n').position(|l| l.len() > 1022) {
+            return Some(Err(format!("string_match: line {} is over 1022 bytes, which Phoenix++ overflows", long + 1)));
+        }
+        // Phoenix 2's sequential program prints each matching line; the
+        // parallel ones print nothing (peers/phoenix/README.md).
+        let mut seq = String::new();
+        for line in text.split(|&b| b == b'\n') {
+            if KEYS.contains(&line) {
+                seq.push_str(std::str::from_utf8(line).expect("keys are ASCII"));
+                seq.push('\n');
+            }
+        }
+        Some(
+            write_file(dir, "string_match.txt", &text)
+                .map(|path| PhoenixInput { args: format!("input={}", path.display()), digests: digests("", &seq, "") }),
+        )
     }
     fn rayon(&self) -> Option<Output> {
         let keys = encrypted_keys();

@@ -7,8 +7,8 @@ use finegrain::mapreduce::{split_text, MapReduce};
 use rayon::prelude::*;
 use rustc_hash::FxHashMap;
 
-use super::{chunk_len, fnv1a, for_each_word, text_size, user_file, zipf_text, Word};
-use crate::{Instance, Output, Size, Workload};
+use super::{chunk_len, fnv1a, for_each_word, phoenix_text, text_size, user_file, write_file, zipf_text, Word};
+use crate::{Instance, Output, PhoenixInput, Size, Workload};
 
 const FILE_VAR: &str = "FINEGRAIN_WORD_COUNT_TEXT";
 
@@ -89,6 +89,18 @@ impl Instance for WordCountInstance {
             )
         });
         canonical(counts)
+    }
+    fn phoenix(&self, dir: &std::path::Path) -> Option<Result<PhoenixInput, String>> {
+        let text = phoenix_text(&self.text);
+        let mut any = false;
+        for_each_word(&text, |_| any = true);
+        if !any {
+            return Some(Err("word_count: the text has no word (Phoenix 2's program aborts on one)".into()));
+        }
+        Some(write_file(dir, "word_count.txt", &text).map(|path| {
+            let Output::Digest { hash, .. } = self.serial() else { unreachable!("word_count's result is a digest") };
+            PhoenixInput { args: format!("input={}", path.display()), digests: ["phoenix2", "phoenix2-seq", "phoenix++"].map(|p| (p, hash)).to_vec() }
+        }))
     }
     fn rayon(&self) -> Option<Output> {
         let counts = self

@@ -138,31 +138,54 @@ impl Queues {
     }
 }
 
-/// NUMA nodes if the workers' CPUs span several, else last-level-cache
-/// domains, else one group.
-fn machine_groups(workers: usize, chunk_addrs: &[*const u8]) -> (Vec<usize>, Vec<usize>) {
+/// The groups of a pool's workers on this machine: `nodes` lists the NUMA
+/// node of each group where the groups are nodes, and is empty where they
+/// are cache domains.
+struct Layout {
+    group_of_worker: Vec<usize>,
+    nodes: Vec<usize>,
+}
+
+/// The layout for `workers` workers, read from sysfs once per pool size
+/// (reading it takes longer than a small job).
+fn layout(workers: usize) -> std::sync::Arc<Layout> {
+    static CACHE: crate::sync::Mutex<Vec<(usize, std::sync::Arc<Layout>)>> = crate::sync::Mutex::new(Vec::new());
+    if let Some((_, l)) = crate::sync::lock(&CACHE).iter().find(|(w, _)| *w == workers) {
+        return l.clone();
+    }
     let topo = Topology::detect();
-    let n = chunk_addrs.len();
-    let cpus: Vec<usize> = (0..workers).map(|w| topo.cpu_of_worker(w)).collect();
-    let nodes: Vec<Option<usize>> = cpus.iter().map(|&c| node_of_cpu(c)).collect();
+    let nodes: Vec<Option<usize>> = (0..workers).map(|w| node_of_cpu(topo.cpu_of_worker(w))).collect();
     let mut distinct: Vec<usize> = nodes.iter().flatten().copied().collect();
     distinct.sort_unstable();
     distinct.dedup();
-    if distinct.len() > 1 && nodes.iter().all(Option::is_some) {
-        let group_of_worker: Vec<usize> = nodes.iter().map(|n| distinct.binary_search(&n.expect("checked")).expect("listed")).collect();
+    let l = if distinct.len() > 1 && nodes.iter().all(Option::is_some) {
+        let group_of_worker = nodes.iter().map(|n| distinct.binary_search(&n.expect("checked")).expect("listed")).collect();
+        Layout { group_of_worker, nodes: distinct }
+    } else {
+        // One node: last-level-cache domains (distance 3 or less, see Topology).
+        Layout { group_of_worker: classes(workers, |a, b| topo.worker_distance(a, b) <= 3), nodes: Vec::new() }
+    };
+    let l = std::sync::Arc::new(l);
+    crate::sync::lock(&CACHE).push((workers, l.clone()));
+    l
+}
+
+/// NUMA nodes if the workers' CPUs span several (a chunk to the node that
+/// holds its memory), else last-level-cache domains (chunks dealt in
+/// blocks), else one group.
+fn machine_groups(workers: usize, chunk_addrs: &[*const u8]) -> (Vec<usize>, Vec<usize>) {
+    let l = layout(workers);
+    let n = chunk_addrs.len();
+    if !l.nodes.is_empty() {
         let group_of_chunk = chunk_addrs
             .iter()
             .enumerate()
-            .map(|(c, &a)| {
-                node_of_addr(a).and_then(|node| distinct.binary_search(&node).ok()).unwrap_or(c * distinct.len() / n.max(1))
-            })
+            .map(|(c, &a)| node_of_addr(a).and_then(|node| l.nodes.binary_search(&node).ok()).unwrap_or(c * l.nodes.len() / n.max(1)))
             .collect();
-        return (group_of_worker, group_of_chunk);
+        return (l.group_of_worker.clone(), group_of_chunk);
     }
-    // One node: last-level-cache domains (distance 3 or less, see Topology).
-    let group_of_worker = classes(workers, |a, b| topo.worker_distance(a, b) <= 3);
-    let g = group_of_worker.iter().max().map_or(1, |m| m + 1);
-    (group_of_worker, (0..n).map(|c| c * g / n.max(1)).collect())
+    let g = l.group_of_worker.iter().max().map_or(1, |m| m + 1);
+    (l.group_of_worker.clone(), (0..n).map(|c| c * g / n.max(1)).collect())
 }
 
 #[cfg(test)]
