@@ -77,9 +77,12 @@ impl Word<'_> {
     #[inline]
     fn folded(&self) -> impl Iterator<Item = u64> + '_ {
         self.0.chunks(8).map(|c| {
-            let mut w = [0u8; 8];
-            w[..c.len()].copy_from_slice(c);
-            u64::from_le_bytes(w) & FOLD
+            let w = match <[u8; 8]>::try_from(c) {
+                Ok(full) => u64::from_le_bytes(full),
+                // A short last piece, byte by byte (no call to memcpy).
+                Err(_) => c.iter().enumerate().fold(0u64, |w, (i, &b)| w | (u64::from(b) << (8 * i))),
+            };
+            w & FOLD
         })
     }
 }
@@ -309,12 +312,12 @@ fn write_file(dir: &std::path::Path, name: &str, data: &[u8]) -> Result<std::pat
 /// (they read the byte past the end). The added line break changes no
 /// word and no line.
 fn phoenix_text(text: &[u8]) -> std::borrow::Cow<'_, [u8]> {
-    if text.ends_with(b"\n") && text.len() % 4096 != 0 {
+    if text.ends_with(b"\n") && !text.len().is_multiple_of(4096) {
         return std::borrow::Cow::Borrowed(text);
     }
     let mut t = text.to_vec();
     t.push(b'\n');
-    if t.len() % 4096 == 0 {
+    if t.len().is_multiple_of(4096) {
         t.push(b'\n');
     }
     std::borrow::Cow::Owned(t)

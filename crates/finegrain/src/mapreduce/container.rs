@@ -4,11 +4,12 @@
 //!
 //! - [`Dense`]: keys `0..n`, a plain array of values; a histogram's 768
 //!   bins or k-means' clusters never touch a hash table.
-//! - [`Hashed`]: any hashable key, combined on emit into one of `rows` hash
-//!   tables by the key's hash. The rows are the rows of Phoenix 2's bucket
-//!   matrix (Yoo, thesis, section 3.2.2: columns are the map workers, rows
-//!   the hash buckets); the reduce merges one row of every worker at a time,
-//!   so rows merge in parallel and a key meets its other copies in one place.
+//! - [`Hashed`]: any hashable key, combined on emit into the worker's hash
+//!   table. The merge splits every table into `rows` bucket rows by hash:
+//!   the rows of Phoenix 2's bucket matrix (Yoo, thesis, section 3.2.2:
+//!   columns are the map workers, rows the hash buckets), built once per
+//!   distinct key rather than on every emit; rows then merge in parallel, a
+//!   key meeting its other copies in one place.
 //! - [`Buffer`]: no combining, every pair appended (keys known to be unique,
 //!   or jobs that want every value).
 //!
@@ -60,8 +61,11 @@ pub(super) fn par_each<T: Send, F: Fn(&mut T) + Sync>(items: &mut [T], f: &F) {
 
 /// One key range of a dense merge: part 0's slots and every other part's.
 type RangeWork<'a, V> = (&'a mut [Option<V>], Vec<&'a mut [Option<V>]>);
-/// One bucket row of a hashed merge: every part's table, and the merged pairs.
-type RowWork<'a, K, V> = (Vec<&'a mut HashMap<K, V, FxBuildHasher>>, Vec<(K, V)>);
+/// One worker's table of a hashed merge and its pairs split into rows.
+type Split<'a, C, K, V> = (&'a mut C, Vec<Vec<(K, V)>>);
+/// One bucket row of a hashed merge: every worker's pairs of the row, and
+/// the merged pairs.
+type RowWork<K, V> = (Vec<Vec<(K, V)>>, Vec<(K, V)>);
 
 /// Keys `0..n` (`usize`), one slot per key.
 #[derive(Debug)]
@@ -122,29 +126,32 @@ impl<V: Send> Container for Dense<V> {
     }
 }
 
-/// Any hashable key, combined on emit, in `rows` hash tables by hash.
+/// Any hashable key, combined on emit into one hash table per worker.
 #[derive(Debug)]
 pub struct Hashed<K, V> {
-    rows: Vec<HashMap<K, V, FxBuildHasher>>,
+    table: HashMap<K, V, FxBuildHasher>,
 }
 
-/// The number of rows of a [`Hashed`] container unless set: Phoenix 2's
-/// default bucket count (thesis, section 3.2.2).
+/// The number of bucket rows a [`Hashed`] merge splits the keys into unless
+/// set: Phoenix 2's default bucket count (thesis, section 3.2.2).
 pub const DEFAULT_ROWS: usize = 256;
+
+/// The bucket row of a key's hash (its high bits; the tables use the low ones).
+#[inline]
+fn row_of(h: u64, rows: usize) -> usize {
+    ((h >> 32) as usize) % rows
+}
 
 impl<K: Hash + Eq + Ord + Send, V: Send> Container for Hashed<K, V> {
     type Key = K;
     type Value = V;
     type Config = usize;
-    fn with_config(rows: &usize) -> Self {
-        Hashed { rows: (0..(*rows).max(1)).map(|_| HashMap::with_hasher(FxBuildHasher)).collect() }
+    fn with_config(_rows: &usize) -> Self {
+        Hashed { table: HashMap::with_hasher(FxBuildHasher) }
     }
     #[inline]
     fn emit<F: Fn(&mut V, V)>(&mut self, key: K, value: V, combine: &F) {
-        let h = FxBuildHasher.hash_one(&key);
-        // The high bits pick the row (the table uses the low ones).
-        let row = ((h >> 32) as usize) % self.rows.len();
-        match self.rows[row].entry(key) {
+        match self.table.entry(key) {
             std::collections::hash_map::Entry::Occupied(mut e) => combine(e.get_mut(), value),
             std::collections::hash_map::Entry::Vacant(e) => {
                 e.insert(value);
@@ -152,26 +159,35 @@ impl<K: Hash + Eq + Ord + Send, V: Send> Container for Hashed<K, V> {
         }
     }
     fn clear(&mut self) {
-        self.rows.iter_mut().for_each(HashMap::clear);
+        self.table.clear();
     }
     fn merge<F: Fn(&mut V, V) + Sync>(parts: &mut [Self], rows: &usize, combine: &F, sorted: bool) -> Vec<(K, V)> {
         let rows = (*rows).max(1);
-        // Row r of every part, merged into one list: the reduce task of
-        // bucket row r in Phoenix 2.
-        let mut work: Vec<RowWork<'_, K, V>> = (0..rows).map(|_| (Vec::new(), Vec::new())).collect();
-        for p in parts.iter_mut() {
-            for (r, row) in p.rows.iter_mut().enumerate() {
-                work[r].0.push(row);
+        // Each worker's table split into bucket rows by hash, in parallel
+        // (the columns of Phoenix 2's bucket matrix); the tables keep their
+        // memory for the next run. Hashing once per distinct key here keeps
+        // it out of every emit.
+        let mut split: Vec<Split<'_, Self, K, V>> = parts.iter_mut().map(|p| (p, Vec::new())).collect();
+        par_each(&mut split, &|(part, out): &mut Split<'_, Self, K, V>| {
+            out.resize_with(rows, Vec::new);
+            for (k, v) in part.table.drain() {
+                out[row_of(FxBuildHasher.hash_one(&k), rows)].push((k, v));
+            }
+        });
+        // Row r of every worker merged into one list: the reduce task of
+        // bucket row r.
+        let mut work: Vec<RowWork<K, V>> = (0..rows).map(|_| (Vec::new(), Vec::new())).collect();
+        for (_, cols) in split {
+            for (r, col) in cols.into_iter().enumerate() {
+                work[r].0.push(col);
             }
         }
-        par_each(&mut work, &|(tables, out): &mut RowWork<'_, K, V>| {
-            // The largest table takes the others' pairs; all keep their memory.
-            let Some(big) = (0..tables.len()).max_by_key(|&i| tables[i].len()) else { return };
-            tables.swap(0, big);
-            let (first, rest) = tables.split_first_mut().expect("not empty");
-            for t in rest.iter_mut() {
-                for (k, v) in t.drain() {
-                    match first.entry(k) {
+        par_each(&mut work, &|(cols, out): &mut RowWork<K, V>| {
+            cols.sort_unstable_by_key(|c| std::cmp::Reverse(c.len()));
+            let mut merged: HashMap<K, V, FxBuildHasher> = HashMap::with_capacity_and_hasher(cols.first().map_or(0, Vec::len), FxBuildHasher);
+            for col in cols.drain(..) {
+                for (k, v) in col {
+                    match merged.entry(k) {
                         std::collections::hash_map::Entry::Occupied(mut e) => combine(e.get_mut(), v),
                         std::collections::hash_map::Entry::Vacant(e) => {
                             e.insert(v);
@@ -179,7 +195,7 @@ impl<K: Hash + Eq + Ord + Send, V: Send> Container for Hashed<K, V> {
                     }
                 }
             }
-            out.extend(first.drain());
+            out.extend(merged);
             if sorted {
                 out.sort_unstable_by(|a, b| a.0.cmp(&b.0));
             }

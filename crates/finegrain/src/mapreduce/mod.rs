@@ -116,11 +116,12 @@ impl<V: Send> MapReduce<Dense<V>> {
 }
 
 impl<K: std::hash::Hash + Eq + Ord + Send, V: Send> MapReduce<Hashed<K, V>> {
-    /// Any hashable key: hash tables per worker, [`DEFAULT_ROWS`] rows.
+    /// Any hashable key: a hash table per worker, merged in
+    /// [`DEFAULT_ROWS`] bucket rows.
     pub fn hashed() -> Self {
         Self::with_config(DEFAULT_ROWS)
     }
-    /// Hashed with `rows` rows (the thesis sizes them to the number of
+    /// Hashed, merged in `rows` bucket rows (the thesis sizes them to the number of
     /// distinct keys, section 3.3.3; at least 1).
     pub fn hashed_rows(rows: usize) -> Self {
         Self::with_config(rows.max(1))
