@@ -196,7 +196,22 @@ impl<C: Container> MapReduce<C> {
             }
         };
         let drainers = workers.min(chunks.len());
-        if drainers <= 1 {
+        if crate::record::active() {
+            // Recording (one thread): a task per map task, so the trace has
+            // the job's parallelism for the simulator to schedule.
+            let one = |c: usize| {
+                let slot = &slots[0];
+                let mut container = lock(slot).pop().unwrap_or_else(|| C::with_config(cfg));
+                map(&chunks[c], &mut Emitter { container: &mut container, combine: &combine });
+                lock(slot).push(container);
+            };
+            crate::scope(|s| {
+                for c in 0..chunks.len() {
+                    let one = &one;
+                    s.spawn(move |_| one(c));
+                }
+            });
+        } else if drainers <= 1 {
             drain();
         } else {
             crate::scope(|s| {
