@@ -182,18 +182,11 @@ impl<C: Container> MapReduce<C> {
             let w = crate::current_worker_index();
             let slot = &slots[w.map_or(0, |w| (w + 1) % slots.len())];
             let mut container = lock(slot).pop().unwrap_or_else(|| C::with_config(cfg));
-            let mut used = false;
             let mut out = Emitter { container: &mut container, combine: &combine };
             while let Some(c) = queues.next(w) {
-                used = true;
                 map(&chunks[c], &mut out);
             }
-            if used {
-                lock(slot).push(container);
-            } else {
-                // Unused: back to the front, below the filled ones.
-                lock(slot).insert(0, container);
-            }
+            lock(slot).push(container);
         };
         let drainers = workers.min(chunks.len());
         if crate::record::active() {
