@@ -231,8 +231,8 @@ pub struct SimArgs {
     /// stealing scheme with threads offline (docs/locality.md).
     #[arg(long, conflicts_with_all = ["trace", "workload", "synth", "claims", "validate"])]
     pub locality: bool,
-    /// With --locality: comma-separated locality workloads (default: all of them).
-    #[arg(long, value_name = "LIST", requires = "locality")]
+    /// With --locality: comma-separated locality workloads (default: all of them). With --claims: only the claims on these workloads.
+    #[arg(long, value_name = "LIST")]
     pub workloads: Option<String>,
     /// With --locality: task space managers, of hint, baseline, random, reference (default hint,baseline,random).
     #[arg(long, value_name = "LIST", requires = "locality")]

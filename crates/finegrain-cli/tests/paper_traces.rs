@@ -16,7 +16,8 @@ use common::{finegrain, scratch};
 
 /// The workloads the claims use (`crates/finegrain-cli/src/sim/claims/list.rs`),
 /// each with the largest thread count of a claim that uses it: ADM's (000)
-/// at 256 threads, HammerBlade's (003) at 128, Carbon's (002) at 64.
+/// and Phoenix's on the T5440 (001 chapter 3) at 256 threads, HammerBlade's
+/// (003) at 128, Carbon's (002) at 64.
 const CLAIM_WORKLOADS: &[(&str, usize)] = &[
     ("cilksort", 256),
     ("cg", 256),
@@ -35,6 +36,7 @@ const CLAIM_WORKLOADS: &[(&str, usize)] = &[
     ("gps", 64),
     ("binomial", 64),
     ("cf", 64),
+    ("string_match", 256),
 ];
 
 /// Traces whose input is the paper's own, or larger, and whose parallelism
@@ -48,6 +50,7 @@ const PAPER_OWN: &[(&str, &str)] = &[
     ("maxflow-async", "000 Table 4: a 4K-vertex RLG; here 50,000 vertices; push-relabel's discharges wait on their neighbours"),
     ("hashjoin", "000 Table 4: 166 M instructions; here 620 M cycles; the radix partitioning's fixed 16K-tuple chunks"),
     ("cf", "002 Table 2: watson, 209,614 columns; here a block-angular matrix of 200,764; the elimination tree's linking chain"),
+    ("string_match", "001 Table 3.2 and section 3.2.2: 500 MB in 512 KB map chunks, about 1,000 map tasks; here 512 MB in 1,024 chunks of 512 KB"),
 ];
 
 /// Ten times the largest thread count of a claim.

@@ -62,6 +62,8 @@ fn bad_inputs_are_clear_errors() {
         (&["sim", "--synth", SYNTH, "--policies", "adm-central:manager=dedicated", "--out", o], 2, "dedicated"),
         (&["sim", "--synth", SYNTH, "--delivery", "smoke", "--out", o], 2, "delivery"),
         (&["sim", "--trace", "/nonexistent/trace.fgt", "--out", o], 2, "cannot read trace"),
+        (&["sim", "--synth", SYNTH, "--workloads", "cilksort", "--out", o], 2, "--workloads goes with --locality or --claims"),
+        (&["sim", "--claims", "--workloads", "nosuch", "--size", "test", "--out", o], 2, "no claim uses workload \"nosuch\""),
     ];
     for (args, want_code, want) in cases {
         let (code, stdout, stderr) = finegrain(args);
@@ -103,7 +105,7 @@ fn corrupt_and_truncated_traces_are_rejected() {
 fn help_lists_presets_and_generators() {
     let (code, stdout, _) = finegrain(&["sim", "--preset", "help"]);
     assert_eq!(code, 0);
-    for p in ["adm-cmp", "carbon-ring", "hb-128", "pdf-cmp", "host-2", "tiled-32", "throughput-32"] {
+    for p in ["adm-cmp", "carbon-ring", "hb-128", "pdf-cmp", "host-2", "tiled-32", "throughput-32", "t5440"] {
         assert!(stdout.contains(p), "{p} missing from\n{stdout}");
     }
     let (code, stdout, _) = finegrain(&["sim", "--synth", "help"]);

@@ -36,6 +36,27 @@ fn every_workload_records_and_declares_its_footprint() {
         } else {
             assert!(lines > 0, "{}: no footprint declared", w.name());
         }
+        if w.api() == "mapreduce" {
+            map_phase_is_a_space_of_homes(&g, w.name());
+        }
         println!("{}: {} tasks, {} loops, {} line runs, {lines} lines", w.name(), g.tasks.len(), g.loops.len(), g.lines.len());
+    }
+}
+
+/// A MapReduce job's map phase records as a task space hinted with each
+/// map task's home, the first line of its chunk, which the task reads.
+fn map_phase_is_a_space_of_homes(g: &finegrain::taskgraph::TaskGraph, name: &str) {
+    use finegrain::taskgraph::{SpaceHint, Step, NO_HOME};
+    assert!(!g.spaces.is_empty(), "{name}: no map phase recorded as a task space");
+    for sp in &g.spaces {
+        let SpaceHint::Homes(homes) = &sp.hint else { panic!("{name}: a map phase with hint {:?}", sp.hint.manager()) };
+        // A chunk that says nothing of its memory (a range of rows) has no home.
+        for (&t, &home) in sp.tasks.iter().zip(homes).filter(|(_, &h)| h != NO_HOME) {
+            let touched = g.steps_of(t).iter().any(|s| match s {
+                Step::Work { lines, .. } => g.lines_of(*lines).iter().any(|l| l.first <= home && home < l.first + l.count as u64),
+                _ => false,
+            });
+            assert!(touched, "{name}: map task {t} does not read its home line {home}");
+        }
     }
 }

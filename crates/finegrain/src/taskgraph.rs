@@ -295,7 +295,16 @@ pub enum SpaceHint {
     /// `TaskSpace::schedule(plan)`: an offline plan, not recorded (a replay
     /// runs the baseline unless it is given a plan for this space).
     Plan,
+    /// Locality groups (`finegrain::mapreduce`'s map phase): per task, the
+    /// trace line of the first byte of the data it reads ([`NO_HOME`]:
+    /// unknown). A replay on a machine with NUMA memory queues each task to
+    /// the locality group whose memory holds that line
+    /// (`policy::locality::groups`).
+    Homes(Vec<u64>),
 }
+
+/// A task of [`SpaceHint::Homes`] whose data's place is not known.
+pub const NO_HOME: u64 = u64::MAX;
 
 impl SpaceHint {
     /// The manager this hint selects (the names of `Plan::manager`).
@@ -307,6 +316,7 @@ impl SpaceHint {
             SpaceHint::Bins { .. } => "binning",
             SpaceHint::Signatures(_) => "signature",
             SpaceHint::Plan => "plan",
+            SpaceHint::Homes(_) => "groups",
         }
     }
 }
@@ -345,6 +355,7 @@ impl SpaceRecord {
                 }
             }
             SpaceHint::Signatures(s) if s.len() != self.tasks.len() => return Err(format!("{} signatures for {} tasks", s.len(), self.tasks.len())),
+            SpaceHint::Homes(h) if h.len() != self.tasks.len() => return Err(format!("{} homes for {} tasks", h.len(), self.tasks.len())),
             _ => {}
         }
         Ok(())

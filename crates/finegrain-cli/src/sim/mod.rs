@@ -39,6 +39,9 @@ pub fn main(a: &SimArgs) -> Result<bool, Failure> {
     if a.locality {
         return locality::main(a);
     }
+    if a.workloads.is_some() && !a.claims {
+        return Err(Failure::Usage("--workloads goes with --locality or --claims (one workload: --workload NAME)".into()));
+    }
     let preset = machine::preset(a.preset_name()).map_err(|e| Failure::Usage(e.to_string()))?;
     let delivery = delivery(&a.delivery).map_err(Failure::Usage)?;
     std::fs::create_dir_all(&a.out).map_err(|e| Failure::Usage(format!("cannot create the output directory {}: {e}", a.out.display())))?;

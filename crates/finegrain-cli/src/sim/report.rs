@@ -54,6 +54,10 @@ pub struct Row {
     /// tree's depth; Blelloch, Gibbons, Matias, JACM 1999).
     pub premature_most: Option<u64>,
     pub premature_bound: Option<u64>,
+    /// On a preset with NUMA memory (`t5440`): the share of the lines read
+    /// from memory that the reader's own locality group served (Yoo's
+    /// thesis §3.3.2, the locality-group hit rate).
+    pub group_hit_rate: Option<f64>,
 }
 
 pub fn rows(results: &[SimResult], labels: &[String]) -> Vec<Row> {
@@ -86,6 +90,10 @@ pub fn rows(results: &[SimResult], labels: &[String]) -> Vec<Row> {
             premature_most: r.premature.map(|p| p.0),
             premature_bound: r.premature.map(|p| r.threads as u64 * p.1 as u64),
             space_stolen: r.space_stolen,
+            group_hit_rate: {
+                let all = r.mem.dram_local + r.mem.dram_remote;
+                (all > 0).then(|| r.mem.dram_local as f64 / all as f64)
+            },
         });
     }
     out
@@ -145,6 +153,26 @@ pub fn table(rows: &[Row], source: &str, preset: &Preset) -> String {
     let mut out = format!("{source} on {} ({}):\n{}", preset.name, preset.summary, t.render());
     out.push_str(&message_table(rows));
     out.push_str(&premature_lines(rows));
+    out.push_str(&group_lines(rows));
+    out
+}
+
+/// On a NUMA preset, each run's locality-group hit rate.
+fn group_lines(rows: &[Row]) -> String {
+    let mut out = String::new();
+    for r in rows {
+        if let Some(h) = r.group_hit_rate {
+            out.push_str(&format!(
+                "\n{} at {} threads: {:.1}% of the lines read from memory came from the reader's own locality group",
+                r.policy,
+                r.threads,
+                100.0 * h
+            ));
+        }
+    }
+    if !out.is_empty() {
+        out.push('\n');
+    }
     out
 }
 

@@ -122,8 +122,7 @@ impl<'g, M: SimMechanism> Sim<'g, M> {
             }
         }
         let l1_hit = cfg.preset.l1.hit_cycles;
-        let tiles: Vec<usize> = (0..n).map(|w| m.tile_of(w)).collect();
-        let spaces = SpaceState::new(g, &cfg.locality, n, tiles, cfg.seed)?;
+        let spaces = SpaceState::new(g, &cfg.locality, n, &m, cfg.seed)?;
         let cx = Ctx::new(g, cfg, m, policy);
         let reduce_how = reduction::how(&cx, matches!(cfg.policy, SimPolicy::Ideal));
         Ok(Sim {

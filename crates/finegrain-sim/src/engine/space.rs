@@ -12,6 +12,15 @@
 //! the baseline, random, or plans supplied per space (the reference
 //! scheduler's). A bad supplied plan is an error before the run.
 //!
+//! **Locality groups** (a recorded MapReduce map phase, hint
+//! [`SpaceHint::Homes`]; Yoo's thesis §3.2.1): each task belongs to the
+//! locality group whose memory holds its chunk's first line, as the
+//! machine places pages (`Machine::group_of_line`), and each group's tasks
+//! are cut over that group's threads (`policy::locality::groups::plan`).
+//! With nearest-first stealing a thread takes its own chip's tasks before
+//! another chip's, which is the thesis's "local queue first, remote queues
+//! last"; one queue per thread stands in for one shared queue per group.
+//!
 //! **Running.** When a task first spawns a task of a space, the space
 //! opens: each thread's queue holds its planned tasks in order, and parked
 //! threads wake. The spawner's remaining spawns of that space cost a queue
@@ -41,11 +50,12 @@ use super::context::Ctx;
 use super::costs;
 use super::item::{Item, Work};
 use super::result::{Bucket, Op};
+use crate::machine::Machine;
 use crate::SimError;
 use finegrain::policy::locality::steal::{self, Stealing};
-use finegrain::policy::locality::{binning, chunked, flux, signature, Group, Plan, Space};
+use finegrain::policy::locality::{binning, chunked, flux, groups, signature, Group, Plan, Space};
 use finegrain::policy::pdf::SerialPath;
-use finegrain::taskgraph::{SpaceHint, SpaceRecord, TaskGraph, TaskId};
+use finegrain::taskgraph::{SpaceHint, SpaceRecord, TaskGraph, TaskId, NO_HOME};
 use std::collections::VecDeque;
 
 const NONE: u32 = u32::MAX;
@@ -133,8 +143,30 @@ pub(crate) struct SpaceState {
     log: bool,
 }
 
-/// The plan of `rec` for `threads` threads under `manager`.
-fn plan_space(k: usize, rec: &SpaceRecord, manager: &SpaceManager, threads: usize, tiles: &[usize], seed: u64) -> Result<Plan, SimError> {
+/// The locality groups of a [`SpaceHint::Homes`] space on `m`: per task the
+/// group whose memory holds its home line, per thread its chip's group.
+/// On a machine with one memory the tiles are the groups (the runtime's
+/// cache domains) and the tasks are dealt to them in contiguous blocks, as
+/// `finegrain::mapreduce` does on one NUMA node; so is a task whose home is
+/// not known.
+fn home_groups(homes: &[u64], m: &Machine, tiles: &[usize]) -> (Vec<usize>, Vec<usize>) {
+    let n = homes.len().max(1);
+    if m.groups() > 1 {
+        let g = m.groups();
+        let of_task = homes.iter().enumerate().map(|(c, &l)| if l == NO_HOME { None } else { m.group_of_line(l) }.unwrap_or(c * g / n)).collect();
+        return (of_task, (0..tiles.len()).map(|t| m.group_of_thread(t)).collect());
+    }
+    let mut distinct = tiles.to_vec();
+    distinct.sort_unstable();
+    distinct.dedup();
+    let of_thread: Vec<usize> = tiles.iter().map(|t| distinct.binary_search(t).expect("listed")).collect();
+    let g = distinct.len().max(1);
+    ((0..homes.len()).map(|c| c * g / n).collect(), of_thread)
+}
+
+/// The plan of `rec` for `threads` threads under `manager` on `m`.
+fn plan_space(k: usize, rec: &SpaceRecord, manager: &SpaceManager, m: &Machine, tiles: &[usize], seed: u64) -> Result<Plan, SimError> {
+    let threads = tiles.len();
     let bad = |e: finegrain::policy::locality::PlanError| SimError::Policy(format!("task space {k}: {e}"));
     let space = Space::new(&rec.dims.map(|d| d as usize)).map_err(bad)?;
     let by_hint = || match &rec.hint {
@@ -143,6 +175,10 @@ fn plan_space(k: usize, rec: &SpaceRecord, manager: &SpaceManager, threads: usiz
         SpaceHint::Flux(v) => flux::plan(space, *v, threads, tiles),
         SpaceHint::Bins { keys, min, max } => binning::plan(space, keys, *min, *max, threads, tiles),
         SpaceHint::Signatures(s) => signature::plan(space, s, threads, tiles),
+        SpaceHint::Homes(h) => {
+            let (of_task, of_thread) = home_groups(h, m, tiles);
+            groups::plan(space, &of_task, &of_thread)
+        }
     };
     let plan = match manager {
         SpaceManager::Hint => by_hint(),
@@ -168,8 +204,9 @@ fn queue_line(k: usize, w: usize) -> u64 {
 }
 
 impl SpaceState {
-    /// Plan every space of `g`.
-    pub(crate) fn new(g: &TaskGraph, loc: &Locality, threads: usize, tiles: Vec<usize>, seed: u64) -> Result<SpaceState, SimError> {
+    /// Plan every space of `g` for `threads` threads of `m`.
+    pub(crate) fn new(g: &TaskGraph, loc: &Locality, threads: usize, m: &Machine, seed: u64) -> Result<SpaceState, SimError> {
+        let tiles: Vec<usize> = (0..threads).map(|w| m.tile_of(w)).collect();
         if loc.offline >= threads && !g.spaces.is_empty() {
             return Err(SimError::Threads(format!("offline={} leaves no thread of {threads} to run the task spaces", loc.offline)));
         }
@@ -179,7 +216,7 @@ impl SpaceState {
             for &t in &rec.tasks {
                 space_of[t as usize] = k as u32;
             }
-            queues.push(Queues::new(rec, plan_space(k, rec, &loc.manager, threads, &tiles, seed)?));
+            queues.push(Queues::new(rec, plan_space(k, rec, &loc.manager, m, &tiles, seed)?));
         }
         Ok(SpaceState {
             space_of,

@@ -180,3 +180,48 @@ fn flux_misses_less_than_random_on_a_stencil() {
     assert!(f.task_cycles() < r.task_cycles(), "flux {} vs random {} task cycles", f.task_cycles(), r.task_cycles());
     assert!(f.mpki()[0] < r.mpki()[0]);
 }
+
+/// A map phase over `chunks` chunks of 4 MB pages' worth of lines each
+/// (one chunk per simulated page, so a chunk lives in one group), hinted
+/// with each chunk's home line, as `finegrain::mapreduce` records it.
+fn map_phase(chunks: u32, lines_per_chunk: u32) -> TaskGraph {
+    let mut b = Builder::new(Meta::synthetic("map", format!("{chunks}"), 1));
+    let l = b.latch();
+    let page_lines = (4 << 20) / 64;
+    let (mut tasks, mut homes) = (Vec::new(), Vec::new());
+    for c in 0..chunks {
+        let t = b.task(TaskKind::Scope, Some(l));
+        b.push(0, Step::Spawn { task: t });
+        let first = c as u64 * page_lines;
+        b.work(t, 20_000, &[Lines { first, count: lines_per_chunk, write: false }]);
+        tasks.push(t);
+        homes.push(first);
+    }
+    b.push(0, Step::Wait { latch: l });
+    b.space(SpaceRecord { dims: [chunks, 1, 1], hint: SpaceHint::Homes(homes), tasks });
+    b.finish().unwrap()
+}
+
+/// Locality groups on the T5440 (Yoo's thesis §3.3.2): with every chip
+/// running threads, the chunks go to the chip whose memory holds them and
+/// most lines come from local memory; the baseline takes chunks wherever
+/// they are, a quarter local. On one chip the grouping cannot matter.
+#[test]
+fn locality_groups_serve_map_tasks_from_local_memory() {
+    let g = map_phase(512, 64);
+    let m = Machine::new(preset("t5440").unwrap(), 256).unwrap();
+    let per_group = |g: usize| (0..512u64).filter(|&c| m.group_of_line(c * (4 << 20) / 64) == Some(g)).count();
+    assert!((0..4).all(|k| per_group(k) > 64), "pages spread over the four groups");
+    let hit = |threads: usize, loc: Locality| {
+        let r = simulate(&g, &config("t5440", threads, loc)).unwrap();
+        assert_eq!(r.space_tasks, 512);
+        assert_eq!(r.mem.dram_local + r.mem.dram_remote, r.mem.dram_reads);
+        r.mem.dram_local as f64 / r.mem.dram_reads.max(1) as f64
+    };
+    let groups = Locality { manager: SpaceManager::Hint, stealing: Stealing::Nearest, ..Locality::default() };
+    let plain = Locality { manager: SpaceManager::Baseline, stealing: Stealing::Baseline, ..Locality::default() };
+    let (with, without) = (hit(256, groups.clone()), hit(256, plain.clone()));
+    assert!(with > 0.8 && without < 0.4, "256 threads: {with:.2} with groups, {without:.2} without");
+    let (with, without) = (hit(64, groups), hit(64, plain));
+    assert!((with - without).abs() < 0.05, "64 threads: {with:.2} with groups, {without:.2} without");
+}

@@ -118,7 +118,7 @@ impl Machine {
             self.l3.prefetch_set(self.l3.set_in(b, self.l3_banks.div(x)));
             self.l3_servers[b].prefetch(now);
         }
-        self.mem_servers[self.channels.rem(x)].prefetch(now);
+        self.mem_servers[self.channel(x)].prefetch(now);
         let mut lat = self.l1_hit;
         let excl;
         if self.has_l2() {
@@ -196,7 +196,7 @@ impl Machine {
         let flits = self.net.line_flits;
         if others.is_empty() {
             if data {
-                lat += self.llc(home, bank, line, x, at + lat as u64);
+                lat += self.llc(tile, home, bank, line, x, at + lat as u64);
                 lat += self.net.msg(home, tr, flits, &mut self.stats);
             } else {
                 lat += self.net.msg(home, tr, 1, &mut self.stats);
@@ -290,11 +290,11 @@ impl Machine {
     }
 
     /// The L3 bank at `home` (or memory without an L3), from the home:
-    /// queueing, lookup, and memory on a miss.
-    fn llc(&mut self, home: usize, bank: Option<usize>, line: u32, x: u64, at: u64) -> u32 {
+    /// queueing, lookup, and memory on a miss. `tile`: the requester's.
+    fn llc(&mut self, tile: usize, home: usize, bank: Option<usize>, line: u32, x: u64, at: u64) -> u32 {
         let _ = home;
         let Some(b) = bank else {
-            return self.memory(x, at);
+            return self.memory(tile, x, at);
         };
         let start = self.l3_servers[b].serve(at, self.l3_busy);
         let wait = (start - at) as u32;
@@ -308,7 +308,7 @@ impl Machine {
             return lat;
         }
         self.stats.l3.misses += 1;
-        lat += self.memory(x, at + lat as u64);
+        lat += self.memory(tile, x, at + lat as u64);
         if !self.l3_victim {
             if let Some((v, vf)) = self.l3.insert(set, line, 0) {
                 self.evict_l3(v, vf, at + lat as u64);
@@ -317,19 +317,50 @@ impl Machine {
         lat
     }
 
-    /// A line read from memory: channel queueing plus `mem_cycles`.
-    fn memory(&mut self, x: u64, at: u64) -> u32 {
-        let ch = self.channels.rem(x);
+    /// The memory channel of scrambled line `x`: by line hash, or with NUMA
+    /// one of its page's group. (Without NUMA: one predictable branch.)
+    #[inline(always)]
+    pub(super) fn channel(&self, x: u64) -> usize {
+        match &self.numa {
+            None => self.channels.rem(x),
+            Some(n) => n.place(x).1,
+        }
+    }
+
+    /// A line read from memory for tile `tile`: channel queueing plus
+    /// `mem_cycles`, plus `remote_cycles` when NUMA puts its page in
+    /// another group than the tile's.
+    #[inline(always)]
+    fn memory(&mut self, tile: usize, x: u64, at: u64) -> u32 {
+        let (ch, remote) = match self.numa {
+            None => (self.channels.rem(x), 0),
+            Some(_) => self.numa_read(tile, x),
+        };
         let start = self.mem_servers[ch].serve(at, self.mem_busy);
         let wait = (start - at) as u32;
         self.stats.dram_queue_cycles += wait as u64;
         self.stats.dram_reads += 1;
-        wait + self.mem_cycles
+        wait + self.mem_cycles + remote
+    }
+
+    /// With NUMA, a memory read of scrambled line `x` for tile `tile`: its
+    /// channel and extra cycles; counts it local or remote.
+    #[inline(never)]
+    fn numa_read(&mut self, tile: usize, x: u64) -> (usize, u32) {
+        let Some(n) = &self.numa else { return (self.channels.rem(x), 0) };
+        let (g, ch) = n.place(x);
+        if g == n.group_of_tile(tile) {
+            self.stats.dram_local += 1;
+            (ch, 0)
+        } else {
+            self.stats.dram_remote += 1;
+            (ch, n.remote_cycles)
+        }
     }
 
     /// A dirty line written to memory: it occupies its channel.
     fn write_back(&mut self, x: u64, at: u64) {
-        let ch = self.channels.rem(x);
+        let ch = self.channel(x);
         self.mem_servers[ch].serve(at, self.mem_busy);
         self.stats.dram_writes += 1;
     }
@@ -451,10 +482,11 @@ impl Machine {
     /// bank over the network; a load waits for the reply, a store is posted.
     #[inline(never)]
     pub(super) fn uncached(&mut self, c: usize, line: u32, x: u64, write: bool, now: u64) -> u32 {
-        let tr = self.net.tile_router(c / self.cpt);
+        let tile = c / self.cpt;
+        let tr = self.net.tile_router(tile);
         let (home, bank) = self.home(x);
         let there = self.net.msg(tr, home, 1, &mut self.stats);
-        let at_bank = self.llc(home, bank, line, x, now + there as u64);
+        let at_bank = self.llc(tile, home, bank, line, x, now + there as u64);
         let back = self.net.msg(home, tr, 1, &mut self.stats);
         if write {
             if let Some(b) = bank {

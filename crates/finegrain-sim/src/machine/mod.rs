@@ -27,6 +27,17 @@
 //! - **Memory**: `mem_cycles` from the line's home, on one of
 //!   `mem_channels` channels (by line hash), each a [`Server`] whose
 //!   busy time per line sets the bandwidth.
+//! - **NUMA placement** (optional, [`NumaCfg`]: `t5440`): memory is split
+//!   into locality groups, each an equal block of contiguous tiles with an
+//!   equal share of the channels. A page of `page_bytes` lives in one
+//!   group, chosen by a fixed hash of its number in trace lines (uniform
+//!   random placement); a memory read costs `mem_cycles`, plus
+//!   `remote_cycles` when the page's group is not the requester's, and
+//!   queues on a channel of the page's group (so do write-backs). The
+//!   counts `dram_local` and `dram_remote` split the reads;
+//!   [`Machine::group_of_line`] and [`Machine::group_of_thread`] tell a
+//!   locality-aware scheduler where data and threads are. The directory
+//!   home stays by line hash.
 //! - **No data cache** (HammerBlade, `l1.bytes == 0`): a load goes over the
 //!   mesh to its LLC bank and back; a store is posted and costs its issue
 //!   cycle (it still occupies the bank and the network). There is no
@@ -72,11 +83,11 @@
 //! Yoo, Kozyrakis, *Flexible Architectural Support for Fine-Grain
 //! Scheduling*, ASPLOS'10, Table 3, §4.3; \[001] Yoo, *Locality-Aware Task
 //! Management on Many-Core Processors*, Stanford PhD thesis 2012, Table
-//! 4.3; \[002] Kumar, Hughes, Nguyen, *Carbon*, ISCA'07, Table 1, §5.1;
-//! \[003] Cheng et al., *Beyond Static Parallel Loops*, ASPLOS'23, §2.1,
-//! §5.1; \[004] Liaskovitis et al., *Parallel Depth First vs. Work Stealing
-//! Schedulers on CMP Architectures*, SPAA'06 (structure only: its numbers
-//! are assumptions).
+//! 4.3, and Table 3.1 and §3.2.1 for the T5440; \[002] Kumar, Hughes,
+//! Nguyen, *Carbon*, ISCA'07, Table 1, §5.1; \[003] Cheng et al., *Beyond
+//! Static Parallel Loops*, ASPLOS'23, §2.1, §5.1; \[004] Liaskovitis et
+//! al., *Parallel Depth First vs. Work Stealing Schedulers on CMP
+//! Architectures*, SPAA'06 (structure only: its numbers are assumptions).
 //!
 //! | preset | threads | tiles × cores × thr | L1 | L2 | L3 / LLC | network | memory |
 //! |---|---|---|---|---|---|---|---|
@@ -87,6 +98,7 @@
 //! | `tiled-32` | ≤32 | 8 × 4 × 1 | 32 KB 4-way 1 | 4 MB/tile 16-way 10 | 8 × 16 MB, victim, 21 | flattened butterfly | 85 after the L3 (≈158 average total) |
 //! | `hb-128` | ≤128 | 128 × 1 × 1 | none (4 KB SPM, 2 local) | – | 32 × 64 KB 8-way 4, on the mesh edges | 16×8 mesh | 1 HBM2 channel |
 //! | `pdf-cmp` | ≤32 | 32 × 1 × 1 | 32 KB 4-way 2 | – | shared 8 MB 16-way 20 | crossbar | 1 channel, bandwidth-bound |
+//! | `t5440` | ≤256 | 4 × 8 × 8 (a tile is a chip) | 8 KB 4-way 1 | 4 MB/chip 16-way 22 (23 total), 8 banks | – | crossbar (coherence hub), 30 to another chip | 219 after the L2 (≈300 average total) local, +100 remote; 16 channels in 4 locality groups, 4 MB pages |
 //! | `host-2` | ≤2 | 2 × 1 × 1 | 32 KB 8-way 4 | 512 KB private 8-way, 12 total | 32 MB 16-way victim, ≈46 total | crossbar | 2 channels, ≈100 ns |
 
 mod cache;
@@ -95,12 +107,13 @@ mod host;
 mod lines;
 mod memory;
 mod network;
+mod numa;
 mod pool;
 mod preset;
 mod server;
 mod stats;
 
-pub use preset::{preset, presets, CacheCfg, NetCfg, Preset, SpmCfg, Topology};
+pub use preset::{preset, presets, CacheCfg, NetCfg, NumaCfg, Preset, SpmCfg, Topology};
 pub use server::Server;
 
 pub(crate) use host::prefetch;
@@ -111,6 +124,7 @@ use cache::{scramble, Cache, Modulus, DIRTY, EXCL};
 use directory::Directory;
 use lines::LineIds;
 use network::Network;
+use numa::Numa;
 
 /// A chip running `threads` threads: its caches, directory, network, memory
 /// channels and counts. Deterministic: the same calls give the same answers.
@@ -151,6 +165,8 @@ pub struct Machine {
     mem_busy: u64,
     channels: Modulus,
     mem_servers: Vec<Server>,
+    /// Locality groups and page placement (`Preset::numa`).
+    numa: Option<Numa>,
     spm_local: Option<u32>,
     stats: MemStats,
     /// `set_ideal_network`: the scheduler messages' fixed latency.
@@ -236,6 +252,7 @@ impl Machine {
             mem_busy: p.mem_busy_cycles as u64,
             channels: Modulus::new(channels),
             mem_servers: vec![Server::new(); channels],
+            numa: p.numa.map(|n| Numa::new(&n, chip_tiles, channels)),
             spm_local: p.spm.map(|s| s.local_cycles),
             stats: MemStats::default(),
             ideal_net: None,
@@ -266,6 +283,27 @@ impl Machine {
     #[inline]
     pub fn tile_of(&self, t: usize) -> usize {
         self.core_of(t) / self.cpt
+    }
+
+    /// Locality groups of the machine's memory (`Preset::numa`): 1 without NUMA.
+    pub fn groups(&self) -> usize {
+        self.numa.as_ref().map_or(1, Numa::groups)
+    }
+
+    /// The locality group of thread `t`: its tile's, groups being equal
+    /// blocks of contiguous tiles (on `t5440`, a chip: threads 0..63 are
+    /// group 0, 64..127 group 1, ...). 0 without NUMA.
+    pub fn group_of_thread(&self, t: usize) -> usize {
+        self.numa.as_ref().map_or(0, |n| n.group_of_tile(self.tile_of(t)))
+    }
+
+    /// The locality group whose memory holds trace line `line` (the line
+    /// as [`access`](Self::access) takes it): its page's group, by a fixed
+    /// hash of the page number. A read of it from memory by a thread of
+    /// another group costs the preset's `remote_cycles` more. `None`
+    /// without NUMA.
+    pub fn group_of_line(&self, line: u64) -> Option<usize> {
+        self.numa.as_ref().map(|n| n.group_of_line(line))
     }
 
     /// Scheduler messages (`msg_latency`, `center_latency`) take a fixed

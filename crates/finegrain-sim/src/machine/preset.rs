@@ -10,7 +10,8 @@
 //! - \[000] Sanchez, Yoo, Kozyrakis, *Flexible Architectural Support for
 //!   Fine-Grain Scheduling*, ASPLOS'10, Table 3 and §4.3;
 //! - \[001] Yoo, *Locality-Aware Task Management on Many-Core Processors*,
-//!   Stanford PhD thesis 2012, Table 4.3(a) and (b);
+//!   Stanford PhD thesis 2012, Table 4.3(a) and (b); Table 3.1 and §3.2.1
+//!   (the Sun SPARC Enterprise T5440 of its Phoenix MapReduce study);
 //! - \[002] Kumar, Hughes, Nguyen, *Carbon: Architectural Support for
 //!   Fine-Grained Parallelism on Chip Multiprocessors*, ISCA'07, Table 1 and
 //!   §5.1;
@@ -87,6 +88,28 @@ pub struct SpmCfg {
     pub local_cycles: u32,
 }
 
+/// Non-uniform memory: the machine's memory split into locality groups
+/// (a chip and its DRAM channels, Solaris's *lgroups*), as on a multi-socket
+/// server.
+///
+/// Group `g` holds tiles `g * tiles / groups ..` (equal blocks of contiguous
+/// tiles) and an equal share of the memory channels. Each page of
+/// `page_bytes` lives in one group, chosen by a fixed hash of its page
+/// number (uniform "random placement", Solaris's policy for memory shared
+/// by many threads). A line read from memory costs `mem_cycles` when its
+/// page is in the requesting tile's group and `mem_cycles + remote_cycles`
+/// otherwise, and queues on a channel of the page's group.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct NumaCfg {
+    /// Locality groups (at least 1; divides the tiles and the channels).
+    pub groups: usize,
+    /// Bytes of a page placed in one group (a power of two, at least a
+    /// 64-byte line): trace line `l` is in page `l / (page_bytes / 64)`.
+    pub page_bytes: usize,
+    /// Extra cycles of a memory read served by another group's memory.
+    pub remote_cycles: u32,
+}
+
 /// A simulated chip.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Preset {
@@ -131,6 +154,10 @@ pub struct Preset {
     pub mem_channels: usize,
     /// Cycles a channel is busy per 64-byte line: its bandwidth.
     pub mem_busy_cycles: u32,
+    /// Non-uniform memory ([`NumaCfg`]): pages placed in locality groups,
+    /// remote reads cost more. `None`: every channel is as near to every
+    /// tile (the channel of a line by line hash).
+    pub numa: Option<NumaCfg>,
     pub spm: Option<SpmCfg>,
     /// Carbon's task unit exists in hardware (the papers' chips); without it
     /// (`host-2`) the `carbon` policy is the runtime's software emulation, a
@@ -207,7 +234,7 @@ const ADM_NET: NetCfg = NetCfg {
     banks_on_edges: false,
 };
 
-static PRESETS: [Preset; 8] = [
+static PRESETS: [Preset; 9] = [
     Preset {
         name: "adm-cmp",
         summary: "ADM's tiled CMP: up to 128 in-order 2-way SMT cores in 4-core tiles, tile L2, 3D-stacked L3, flattened butterfly",
@@ -228,6 +255,7 @@ static PRESETS: [Preset; 8] = [
         mem_cycles: 100,     // DDR3 behind the tile's MCU, about 50 ns at 2 GHz: assumption
         mem_channels: 1,     // [000] Tab 3: 1 memory controller per tile, single DDR3 channel
         mem_busy_cycles: 10, // DDR3-1600 channel, 12.8 GB/s = 6.4 B/cycle at 2 GHz: assumption
+        numa: None,
         spm: None,
         task_unit_hw: true,
         wake_cycles: 2_000, // a hardware thread woken by a monitor or message: assumption
@@ -252,6 +280,7 @@ static PRESETS: [Preset; 8] = [
         mem_cycles: 100,
         mem_channels: 1,
         mem_busy_cycles: 10,
+        numa: None,
         spm: None,
         task_unit_hw: true,
         wake_cycles: 2_000, // a hardware thread woken by a monitor or message: assumption
@@ -297,6 +326,7 @@ static PRESETS: [Preset; 8] = [
         mem_cycles: 280,    // [002] Tab 1: memory 298-338 = the L2 path (18-58) + 280
         mem_channels: 4,    // not given ([002] Tab 1 lists contentionless latencies): assumption
         mem_busy_cycles: 8, // assumption
+        numa: None,
         spm: None,
         task_unit_hw: true,
         wake_cycles: 2_000, // a hardware thread woken by a monitor or message: assumption
@@ -341,6 +371,7 @@ static PRESETS: [Preset; 8] = [
         mem_cycles: 80,     // [001] Tab 4.3a: DRAM 120 cycles total: 120 - L1, L2, directory and an average ring trip
         mem_channels: 4,    // [001] Tab 4.3a: 4 memory controllers
         mem_busy_cycles: 8, // assumption
+        numa: None,
         spm: None,
         task_unit_hw: true,
         wake_cycles: 2_000, // a hardware thread woken by a monitor or message: assumption
@@ -371,6 +402,7 @@ static PRESETS: [Preset; 8] = [
         mem_cycles: 85,      // [001] Tab 4.3b: memory 158 cycles total; 85 after the L3 miss makes the average 158: derived
         mem_channels: 8,     // one MCU per tile as [000]: assumption
         mem_busy_cycles: 10, // as adm-cmp: assumption
+        numa: None,
         spm: None,
         task_unit_hw: true,
         wake_cycles: 2_000, // a hardware thread woken by a monitor or message: assumption
@@ -412,6 +444,7 @@ static PRESETS: [Preset; 8] = [
         mem_cycles: 80,     // [003] §3: DRAM "tens to hundreds of cycles": assumption
         mem_channels: 1,    // [003] §5.1: one HBM2 channel
         mem_busy_cycles: 6, // [003] §5.1: 16 GB/s = 10.7 B/cycle at 1.5 GHz, 64 B per 6 cycles: derived
+        numa: None,
         spm: Some(SpmCfg {
             bytes: 4 * KB,   // [003] §2.1: 4 KB per core
             local_cycles: 2, // [003] §4: 2-cycle local access
@@ -456,8 +489,70 @@ static PRESETS: [Preset; 8] = [
         // 4 bytes per cycle (12.8 GB/s at 3.2 GHz), a line per 16 cycles:
         // assumption, making bandwidth the limit once a few cores miss together.
         mem_busy_cycles: 16,
+        numa: None,
         spm: None,
         task_unit_hw: true,
+        wake_cycles: 2_000, // a hardware thread woken by a monitor or message: assumption
+    },
+    Preset {
+        name: "t5440",
+        summary: "Sun SPARC Enterprise T5440: 4 UltraSPARC T2+ chips of 8 in-order 8-thread cores, an L2 per chip, memory in 4 locality groups (NUMA), one coherence hub",
+        source: "[001] Yoo, Stanford PhD thesis 2012, Table 3.1, §3.1.2 and §3.2.1 (the machine of the Phoenix MapReduce study)",
+        cores: 32,                   // [001] Tab 3.1: 4 T2+ chips x 8 cores
+        threads_per_core: 8,         // [001] Tab 3.1: 8 hardware contexts per core, 256 in all
+        ghz: 1.4,                    // the T5440 shipped at 1.2 or 1.4 GHz; [001] does not say: assumption
+        ipc_vs_recording_core: 0.25, // single-issue in-order T2+ core shared by 8 threads vs the recording core: assumption
+        core_ipc: 1.0,               // assumption: one instruction per cycle when memory never stalls the core
+        cores_per_tile: 8,           // a tile is a chip: its 8 cores share its L2 ([001] Tab 3.1)
+        l1: cache(
+            8 * KB, // [001] Tab 3.1: 8 KB per core
+            4,      // [001] Tab 3.1: 4-way
+            // [001] Tab 3.1 gives 16 B lines and a write-through L1; the model
+            // has 64 B lines and write-back L1s (a deviation). Hit: assumption.
+            1,
+            1,
+            0,
+        ),
+        l2: Some(cache(
+            4 * MB, // [001] Tab 3.1: 4 MB shared per chip, 64 B lines
+            16,     // [001] Tab 3.1: 16-way
+            22,     // an L2 hit costs 23 with the L1's 1; the T2's is about 20-26 cycles: assumption
+            8,      // [001] Tab 3.1: 8 banks
+            2,      // per-access bank occupancy: assumption
+        )),
+        l3: None,
+        l3_victim: false,
+        tile_scaled: false, // the whole machine at any thread count; threads fill chip 0 first, as in [001] §3.3.1
+        dir_cycles: 10,     // the coherence hub's lookup: assumption
+        net: NetCfg {
+            // [001] Tab 3.1: a single external coherence hub; every chip one
+            // hop from every other.
+            topology: Topology::Crossbar,
+            // A message to another chip costs 30 cycles (tens of cycles
+            // through the hub): assumption.
+            per_hop: 20,
+            base_cycles: 10,
+            local_cycles: 2, // a message within one chip: assumption
+            flit_bytes: 16,  // assumption
+            ring_stops: 0,
+            banks_on_edges: false,
+        },
+        // [001] Tab 3.1: 300 cycles for a local access; the L1 (1), the L2
+        // (22), the directory (10) and the trip to the line's home and back
+        // (23 + 25 on average: one home in 4 is the requester's chip, 2
+        // cycles, the others 30 there and 33 back) take 81: derived.
+        mem_cycles: 219,
+        mem_channels: 16, // [001] Tab 3.1: 16 FBDIMM channels, 4 local to each chip
+        // [001] Tab 3.1: 85 GB/s read over 16 channels = 5.3 GB/s = 3.8 B per
+        // cycle at 1.4 GHz, a 64 B line per 17 cycles: derived.
+        mem_busy_cycles: 17,
+        numa: Some(NumaCfg {
+            groups: 4,          // [001] §3.2.1: a locality group per chip and its memory channels
+            page_bytes: 4 * MB, // Solaris MPSS's 4 MB large page on sun4v: assumption
+            remote_cycles: 100, // [001] Tab 3.1: 100-cycle overhead for remote access
+        }),
+        spm: None,
+        task_unit_hw: true, // assumption: the policies' hardware units are added to the machine, as on the papers' chips
         wake_cycles: 2_000, // a hardware thread woken by a monitor or message: assumption
     },
     Preset {
@@ -506,6 +601,7 @@ static PRESETS: [Preset; 8] = [
         mem_cycles: 200,    // about 100 ns at 2.45 GHz minus the L3 path: assumption
         mem_channels: 2,    // assumption (a VM; the host's channels are not visible)
         mem_busy_cycles: 6, // about 25 GB/s per channel at 2.45 GHz: assumption
+        numa: None,
         spm: None,
         task_unit_hw: false, // this machine has no Carbon unit: the runtime emulates it with a lock
         wake_cycles: 12_000, // a futex wake of a parked thread, measured: docs/simulation.md, calibration
@@ -546,6 +642,8 @@ mod tests {
         assert_eq!(preset("hb-128").unwrap().max_threads(), 128);
         assert_eq!(preset("host-2").unwrap().max_threads(), 2);
         assert_eq!(preset("pdf-cmp").unwrap().max_threads(), 32);
+        assert_eq!(preset("t5440").unwrap().max_threads(), 256);
+        assert_eq!(preset("t5440").unwrap().tiles(), 4);
     }
 
     #[test]
@@ -559,6 +657,11 @@ mod tests {
             assert!(p.mem_channels > 0 && p.ipc_vs_recording_core > 0.0 && p.core_ipc > 0.0 && p.ghz > 0.0, "{}", p.name);
             for c in [Some(p.l1), p.l2, p.l3].into_iter().flatten().filter(|c| c.bytes > 0) {
                 assert!(c.ways > 0 && c.bytes % (64 * c.ways * c.banks.max(1)) == 0, "{}", p.name);
+            }
+            if let Some(n) = p.numa {
+                assert!(n.groups > 0 && !p.tile_scaled, "{}: groups of a fixed chip", p.name);
+                assert!(p.tiles() % n.groups == 0 && p.mem_channels % n.groups == 0, "{}: equal groups", p.name);
+                assert!(n.page_bytes >= 64 && n.page_bytes.is_power_of_two(), "{}: page size", p.name);
             }
         }
     }

@@ -40,6 +40,11 @@ pub struct MemStats {
     pub dram_reads: u64,
     /// Dirty lines written back to memory.
     pub dram_writes: u64,
+    /// With NUMA (`Preset::numa`): lines read from memory of the
+    /// requester's own locality group, and of another group. They add up
+    /// to `dram_reads`; both stay 0 without NUMA.
+    pub dram_local: u64,
+    pub dram_remote: u64,
     /// Cycles memory requests waited for a busy channel.
     pub dram_queue_cycles: u64,
     /// Network messages (including those within one router).

@@ -10,7 +10,8 @@ fn m(name: &str, threads: usize) -> Machine {
 /// another tile, and a line from memory.
 fn ladder(name: &str) -> (u32, u32, u32, u32) {
     let p = preset(name).unwrap();
-    let n = p.max_threads().min(64);
+    // At least two tiles (a t5440 tile, a chip, runs 64 threads).
+    let n = p.max_threads().min(64.max(2 * p.cores_per_tile * p.threads_per_core));
     let mut m = Machine::new(p, n).unwrap();
     let other_tile = p.cores_per_tile * p.threads_per_core; // first thread of tile 1
     let mem = m.access(0, 1000, false, 0);
@@ -530,4 +531,219 @@ fn perfect_memory_makes_every_access_an_l1_hit() {
         assert_eq!(m.access(i * 7 % 64, line, i % 2 == 0, i as u64), p.l1.hit_cycles, "line {line}");
     }
     assert_eq!(m.stats().dram_reads, 0);
+}
+
+// --- NUMA: the t5440 preset's locality groups ---
+
+/// Trace lines per 4 MB page of `t5440`.
+const T5440_PAGE_LINES: u64 = (4 << 20) / 64;
+
+/// Cold lines for thread `t` of `m` whose home is tile `home` and whose page
+/// is in `t`'s group (`local`) or not: one per page, `n` of them, pages
+/// counted from `first_page`.
+fn numa_lines(m: &Machine, t: usize, home: usize, local: bool, first_page: u64, n: usize) -> Vec<u64> {
+    let g = m.group_of_thread(t);
+    let mut out = Vec::new();
+    let mut page = first_page;
+    while out.len() < n {
+        if (m.group_of_line(page * T5440_PAGE_LINES) == Some(g)) == local {
+            let line = (0..T5440_PAGE_LINES).map(|k| page * T5440_PAGE_LINES + k).find(|&l| m.home_tiles.rem(cache::scramble(l)) == home).unwrap();
+            out.push(line);
+        }
+        page += 1;
+    }
+    out
+}
+
+#[test]
+fn t5440_a_remote_page_costs_remote_cycles_more() {
+    let p = preset("t5440").unwrap();
+    let remote_cycles = p.numa.unwrap().remote_cycles;
+    assert_eq!(remote_cycles, 100);
+    for t in [0, 70, 130, 255] {
+        let mut m = Machine::new(p, 256).unwrap();
+        let own = m.tile_of(t);
+        for home in [own, (own + 1) % 4] {
+            let local = numa_lines(&m, t, home, true, 0, 8);
+            let remote = numa_lines(&m, t, home, false, 0, 8);
+            m.reset_stats();
+            // Cold misses far apart in time: nothing queues.
+            let mut now = 1_000_000 * (home as u64 + 1);
+            let mut lat = |m: &mut Machine, lines: &[u64]| -> Vec<u32> {
+                lines
+                    .iter()
+                    .map(|&l| {
+                        now += 10_000;
+                        m.access(t, l, false, now)
+                    })
+                    .collect()
+            };
+            let l = lat(&mut m, &local);
+            let r = lat(&mut m, &remote);
+            assert!(l.iter().all(|&x| x == l[0]) && r.iter().all(|&x| x == r[0]), "t {t} home {home}: {l:?} {r:?}");
+            assert_eq!(r[0], l[0] + remote_cycles, "t {t} home {home}");
+            let s = m.stats();
+            assert_eq!((s.dram_local, s.dram_remote, s.dram_reads), (8, 8, 16), "t {t} home {home}");
+            assert_eq!(s.dram_queue_cycles + s.l2.queue_cycles, 0);
+        }
+    }
+}
+
+#[test]
+fn t5440_latencies_match_table_3_1() {
+    // [001] Tab 3.1: 300 cycles for local memory (the average over homes,
+    // mem_cycles being derived from it), 100 more for remote memory.
+    let p = preset("t5440").unwrap();
+    let mut m = Machine::new(p, 256).unwrap();
+    let (mut local, mut remote) = ((0u64, 0u64), (0u64, 0u64));
+    let mut now = 0;
+    for page in 0..400u64 {
+        for k in 0..8u64 {
+            let t = ((page * 8 + k) % 256) as usize;
+            let line = page * T5440_PAGE_LINES + k * 1000;
+            now += 10_000;
+            let l = m.access(t, line, false, now) as u64;
+            let acc = if m.group_of_line(line) == Some(m.group_of_thread(t)) { &mut local } else { &mut remote };
+            acc.0 += l;
+            acc.1 += 1;
+        }
+    }
+    let (l, r) = (local.0 as f64 / local.1 as f64, remote.0 as f64 / remote.1 as f64);
+    assert!((292.0..308.0).contains(&l), "local memory {l:.1}");
+    assert!((392.0..408.0).contains(&r), "remote memory {r:.1}");
+    assert_eq!(m.stats().dram_local, local.1);
+    assert_eq!(m.stats().dram_remote, remote.1);
+    let (l1, l2, c2c, mem) = ladder("t5440");
+    assert!(l1 < l2 && l2 < c2c && c2c < mem, "{l1} {l2} {c2c} {mem}");
+    // L1 1, L2 hit 23 (another core of the chip).
+    let mut m = Machine::new(p, 256).unwrap();
+    m.access(0, 5, false, 0);
+    assert_eq!(m.access(0, 5, false, 1000), 1);
+    assert_eq!(m.access(8, 5, false, 2000), 23);
+}
+
+#[test]
+fn t5440_pages_spread_evenly_over_the_groups() {
+    let p = preset("t5440").unwrap();
+    let a = Machine::new(p, 256).unwrap();
+    let b = Machine::new(p, 1).unwrap();
+    assert_eq!(a.groups(), 4);
+    assert_eq!(b.groups(), 4);
+    let pages = 4096u64;
+    let mut count = [0usize; 4];
+    for page in 0..pages {
+        let first = page * T5440_PAGE_LINES;
+        let g = a.group_of_line(first).unwrap();
+        count[g] += 1;
+        // Stable: the same on another machine, whatever its thread count.
+        assert_eq!(b.group_of_line(first), Some(g));
+        // Every line of the page in the same group (a sample; the first
+        // pages in full).
+        let step = if page < 4 { 1 } else { 4099 };
+        for k in (0..T5440_PAGE_LINES).step_by(step).chain([T5440_PAGE_LINES - 1]) {
+            assert_eq!(a.group_of_line(first + k), Some(g), "page {page} line {k}");
+        }
+    }
+    for (g, &c) in count.iter().enumerate() {
+        let share = c as f64 / pages as f64;
+        assert!((0.20..0.30).contains(&share), "group {g}: {share:.3} of the pages ({count:?})");
+    }
+    // Far pages too (a trace numbers regions from high lines as well).
+    let far: Vec<usize> = (0..4096u64).map(|p| a.group_of_line((1 << 40) + p * T5440_PAGE_LINES).unwrap()).collect();
+    for g in 0..4 {
+        let share = far.iter().filter(|&&x| x == g).count() as f64 / 4096.0;
+        assert!((0.20..0.30).contains(&share), "far pages, group {g}: {share:.3}");
+    }
+}
+
+#[test]
+fn t5440_threads_are_grouped_by_chip() {
+    let m = m("t5440", 256);
+    assert_eq!(m.tiles(), 4);
+    for t in 0..256 {
+        assert_eq!(m.group_of_thread(t), t / 64, "thread {t}");
+        assert_eq!(m.group_of_thread(t), m.tile_of(t));
+    }
+    // Fewer threads: still the whole machine, threads on the first chip.
+    let m = super::tests::m("t5440", 64);
+    assert_eq!((m.tiles(), m.groups()), (4, 4));
+    assert!((0..64).all(|t| m.group_of_thread(t) == 0));
+}
+
+#[test]
+fn t5440_memory_traffic_queues_on_the_pages_group() {
+    let p = preset("t5440").unwrap();
+    let m0 = Machine::new(p, 256).unwrap();
+    let numa = m0.numa.as_ref().unwrap();
+    // A line's channel is one of its page's group's 4.
+    for page in 0..256u64 {
+        let line = page * T5440_PAGE_LINES + page * 77;
+        let x = cache::scramble(line);
+        let (g, ch) = numa.place(x);
+        assert_eq!(Some(g), m0.group_of_line(line));
+        assert_eq!(ch / 4, g, "page {page}");
+        assert_eq!(m0.channel(x), ch);
+    }
+    // 256 reads at once: from pages of one group they share 4 channels and
+    // queue far longer than spread over all 16.
+    let queue = |one_group: bool| {
+        let mut m = Machine::new(p, 256).unwrap();
+        let pages: Vec<u64> = (0..2048u64).filter(|&pg| !one_group || m.group_of_line(pg * T5440_PAGE_LINES) == Some(1)).take(64).collect();
+        for k in 0..256u64 {
+            let line = pages[(k % 64) as usize] * T5440_PAGE_LINES + k * 64;
+            m.access(k as usize, line, false, 0);
+        }
+        assert_eq!(m.stats().dram_reads, 256);
+        assert_eq!(m.stats().dram_local + m.stats().dram_remote, 256);
+        m.stats().dram_queue_cycles
+    };
+    let (one, all) = (queue(true), queue(false));
+    assert!(one > 2 * all, "one group {one}, all groups {all}");
+}
+
+#[test]
+fn t5440_is_deterministic_and_splits_every_read() {
+    let p = preset("t5440").unwrap();
+    for n in [64, 256] {
+        let mut a = Machine::new(p, n).unwrap();
+        let mut b = Machine::new(p, n).unwrap();
+        let (la, _) = mix(&mut a, n, 50_000);
+        let (lb, _) = mix(&mut b, n, 50_000);
+        assert_eq!(la, lb);
+        assert_eq!(a.stats(), b.stats());
+        let s = a.stats();
+        assert!(s.dram_reads > 0 && s.invalidations > 0, "{s:?}");
+        assert_eq!(s.dram_local + s.dram_remote, s.dram_reads, "{s:?}");
+        assert!(s.dram_local > 0 && s.dram_remote > 0, "{s:?}");
+    }
+}
+
+#[test]
+fn presets_without_numa_have_one_group_and_count_no_locality() {
+    for p in presets().iter().filter(|p| p.numa.is_none()) {
+        let n = p.max_threads().min(64);
+        let mut m = Machine::new(p, n).unwrap();
+        assert_eq!(m.groups(), 1, "{}", p.name);
+        assert_eq!(m.group_of_line(12345), None, "{}", p.name);
+        assert!((0..n).all(|t| m.group_of_thread(t) == 0), "{}", p.name);
+        mix(&mut m, n, 20_000);
+        let s = m.stats();
+        assert!(s.dram_reads > 0, "{}", p.name);
+        assert_eq!((s.dram_local, s.dram_remote), (0, 0), "{}", p.name);
+    }
+    assert!(presets().iter().any(|p| p.numa.is_some()));
+}
+
+#[test]
+fn scramble_is_its_own_inverse() {
+    // NUMA placement takes the trace line back from the scrambled one.
+    let mut x = 0x0123_4567_89ab_cdefu64;
+    for k in 0..100_000u64 {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        for line in [k, x, x >> 20, u64::MAX - k] {
+            assert_eq!(cache::scramble(cache::scramble(line)), line);
+        }
+    }
 }

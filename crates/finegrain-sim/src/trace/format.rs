@@ -86,8 +86,10 @@
 //!   2 flux, three varints (the sharing vector); 3 bins, varint `min`,
 //!   varint `max`, then `n` varints `key − min`; 4 signatures, `n` × 16
 //!   varints (each signature's 64-bit words, word 0 first: an all-zero word
-//!   costs one byte); 5 an offline plan (not recorded). Tags above 5 are
-//!   errors.
+//!   costs one byte); 5 an offline plan (not recorded); 6 homes (locality
+//!   groups), `n` varints `line + 1` (0: the task's data has no known
+//!   line). Tags above 6 are errors (a reader older than tag 6 rejects a
+//!   trace that uses it).
 //!
 //! **checksum**: `h = 0xcbf2_9ce4_8422_2325`; for each 8-byte little-endian
 //! word `w` of the bytes before the checksum (the last word zero-padded),
@@ -362,6 +364,12 @@ fn enc_spaces(g: &TaskGraph, o: &mut Vec<u8>) {
                 }
             }
             SpaceHint::Plan => put(o, 5),
+            SpaceHint::Homes(lines) => {
+                put(o, 6);
+                for &l in lines {
+                    put(o, l.wrapping_add(1));
+                }
+            }
         }
     }
 }
@@ -712,6 +720,16 @@ fn dec_spaces(c: &mut Cur<'_>) -> Result<Vec<SpaceRecord>, SimError> {
                 SpaceHint::Signatures(sigs)
             }
             5 => SpaceHint::Plan,
+            6 => {
+                if len > c.left() {
+                    return Err(c.corrupt(format!("{len} homes are more than the {} bytes left can hold", c.left())));
+                }
+                let mut lines = Vec::with_capacity(len);
+                for _ in 0..len {
+                    lines.push(c.var("home line")?.wrapping_sub(1));
+                }
+                SpaceHint::Homes(lines)
+            }
             t => return Err(c.corrupt(format!("unknown task space hint tag {t}"))),
         };
         v.push(SpaceRecord { dims, hint, tasks });

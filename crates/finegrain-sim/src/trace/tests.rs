@@ -108,6 +108,7 @@ fn with_spaces() -> TaskGraph {
         (SpaceHint::Bins { keys: vec![5, 9, u64::MAX - 1, 5, 7, 6], min: 5, max: u64::MAX - 1 }, [1, 3, 2]),
         (SpaceHint::Signatures(vec![sig, [0; 16], sig]), [3, 1, 1]),
         (SpaceHint::Plan, [1, 1, 1]),
+        (SpaceHint::Homes(vec![0, finegrain::taskgraph::NO_HOME, u64::MAX - 1, 4096]), [2, 2, 1]),
     ];
     for (k, (hint, dims)) in hints.into_iter().enumerate() {
         let l = b.latch();
@@ -151,7 +152,7 @@ fn every_feature_round_trips() {
     roundtrip(&out_of_order());
     roundtrip(&TaskGraph::new(meta("empty", "")));
     let g = with_spaces();
-    assert_eq!(g.spaces.len(), 6);
+    assert_eq!(g.spaces.len(), 7);
     roundtrip(&g);
 }
 

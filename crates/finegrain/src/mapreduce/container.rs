@@ -73,6 +73,22 @@ pub struct Dense<V> {
     values: Vec<Option<V>>,
 }
 
+impl<V> Dense<V> {
+    /// Fold `values[k]` into key `k`'s value for every `k` of `values`.
+    #[inline]
+    pub(super) fn emit_all<F: Fn(&mut V, V)>(&mut self, values: impl IntoIterator<Item = V>, combine: &F) {
+        let n = self.values.len();
+        let mut it = values.into_iter();
+        for (slot, v) in self.values.iter_mut().zip(&mut it) {
+            match slot {
+                Some(x) => combine(x, v),
+                None => *slot = Some(v),
+            }
+        }
+        assert!(it.next().is_none(), "mapreduce: more values emitted than the dense container's {n} keys");
+    }
+}
+
 impl<V: Send> Container for Dense<V> {
     type Key = usize;
     type Value = V;

@@ -12,10 +12,13 @@
 //! queried, nothing moved); with one node, chunks are dealt to the groups in
 //! contiguous blocks, so a cache domain works through one region.
 //!
+//! Which queue a chunk joins and the order a worker visits the queues are
+//! `policy::locality::groups`' decisions (the simulator replays the same).
 //! Each queue is a cursor over its group's chunk indices, advanced by one
 //! `fetch_add` per map task: chunks are large (Phoenix's default is a few
 //! L1s of input), so one atomic per task is nothing next to the map.
 
+use crate::policy::locality::groups as policy;
 use crate::sync::{AtomicU64, AtomicUsize, Ordering};
 use crate::topology::Topology;
 
@@ -98,11 +101,9 @@ impl Queues {
             }
             Groups::Machine => machine_groups(workers, chunk_addrs),
         };
-        let groups = group_of_worker.iter().chain(&group_of_chunk).max().map_or(1, |m| m + 1);
-        let mut lists = vec![Vec::new(); groups];
-        for (c, &g) in group_of_chunk.iter().enumerate() {
-            lists[g].push(c);
-        }
+        let groups = group_of_worker.iter().max().map_or(1, |m| m + 1);
+        let lists = policy::queues(&group_of_chunk, groups);
+        let groups = lists.len();
         Queues {
             group_of_worker,
             lists,
@@ -121,9 +122,7 @@ impl Queues {
     /// groups after it in turn; `None` when every queue is empty.
     pub(super) fn next(&self, w: Option<usize>) -> Option<usize> {
         let own = w.map_or(0, |w| self.group_of_worker[w % self.group_of_worker.len()]);
-        let g = self.lists.len();
-        for i in 0..g {
-            let q = (own + i) % g;
+        for (i, q) in policy::visit_order(own, self.lists.len()).enumerate() {
             if self.cursors[q].load(Ordering::Relaxed) >= self.lists[q].len() {
                 continue;
             }

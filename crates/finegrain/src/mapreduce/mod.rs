@@ -69,6 +69,28 @@ impl<C: Container, F: Fn(&mut C::Value, C::Value)> Emitter<'_, C, F> {
     }
 }
 
+impl<V: Send, F: Fn(&mut V, V)> Emitter<'_, Dense<V>, F> {
+    /// Emit `(k, v)` for the `k`-th of `values`, for every one, in one pass:
+    /// for a map that counts into an array of its own (a histogram's bins),
+    /// one call per chunk instead of one per key. Every key of `values`
+    /// counts as emitted, zeros included.
+    ///
+    /// ```
+    /// use finegrain::mapreduce::{split_slice, MapReduce};
+    /// let bytes: Vec<u8> = (0..10_000u32).map(|i| (i * 7 % 256) as u8).collect();
+    /// let counts = MapReduce::dense(256).run(&split_slice(&bytes, 1000), |c: &&[u8], out| {
+    ///     let mut bins = [0u64; 256];
+    ///     c.iter().for_each(|&b| bins[b as usize] += 1);
+    ///     out.emit_all(bins);
+    /// }, |a, b| *a += b);
+    /// assert_eq!(counts.iter().map(|&(_, n)| n).sum::<u64>(), 10_000);
+    /// ```
+    #[inline]
+    pub fn emit_all(&mut self, values: impl IntoIterator<Item = V>) {
+        self.container.emit_all(values, self.combine);
+    }
+}
+
 /// What the last run did.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct RunStats {
@@ -176,7 +198,10 @@ impl<C: Container> MapReduce<C> {
             lock(slot).iter_mut().for_each(C::clear);
         }
         let addrs: Vec<*const u8> = chunks.iter().map(Chunk::memory).collect();
-        let queues = groups::Queues::new(&self.groups, workers, &addrs);
+        // While recording, the map phase is a task space whose groups the
+        // replay plans for its own machine: no queues of this host's.
+        let recording = crate::record::active();
+        let queues = groups::Queues::new(if recording { &Groups::One } else { &self.groups }, workers, &addrs);
         let (slots, cfg) = (&self.slots, &self.cfg);
         let drain = || {
             let w = crate::current_worker_index();
@@ -189,7 +214,7 @@ impl<C: Container> MapReduce<C> {
             lock(slot).push(container);
         };
         let drainers = workers.min(chunks.len());
-        if crate::record::active() {
+        if recording {
             // Recording (one thread): a task per map task, so the trace has
             // the job's parallelism for the simulator to schedule.
             let one = |c: usize| {
@@ -198,12 +223,7 @@ impl<C: Container> MapReduce<C> {
                 map(&chunks[c], &mut Emitter { container: &mut container, combine: &combine });
                 lock(slot).push(container);
             };
-            crate::scope(|s| {
-                for c in 0..chunks.len() {
-                    let one = &one;
-                    s.spawn(move |_| one(c));
-                }
-            });
+            record_map(&addrs, one);
         } else if drainers <= 1 {
             drain();
         } else {
@@ -230,6 +250,32 @@ impl<C: Container> MapReduce<C> {
             lock(&self.slots[i % self.slots.len()]).push(p);
         }
         out
+    }
+}
+
+/// The map phase while recording: one task per chunk, in order, recorded
+/// as a task space whose hint is each chunk's home (the trace line of its
+/// first byte), so that a replay on a NUMA machine can queue each map task
+/// to the locality group that holds its chunk (`policy::locality::groups`).
+#[cold]
+fn record_map(addrs: &[*const u8], one: impl Fn(usize)) {
+    use crate::taskgraph::{SpaceHint, SpaceRecord, TaskKind, NO_HOME};
+    let n = addrs.len();
+    if n == 0 {
+        return;
+    }
+    let latch = crate::record::new_latch();
+    let mut tasks = Vec::with_capacity(n);
+    let mut homes = Vec::with_capacity(n);
+    for (c, &a) in addrs.iter().enumerate() {
+        homes.push(if a.is_null() { NO_HOME } else { crate::record::untimed(|| crate::record::line_of(a as usize)) });
+        let id = crate::record::spawn_task(TaskKind::Scope, latch);
+        tasks.push(id);
+        crate::record::run_as(id, || one(c));
+    }
+    crate::record::wait(latch);
+    if let Ok(n) = u32::try_from(n) {
+        crate::record::space(SpaceRecord { dims: [n, 1, 1], hint: SpaceHint::Homes(homes), tasks });
     }
 }
 

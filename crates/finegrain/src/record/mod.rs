@@ -15,6 +15,7 @@
 //! | `phase`, `phase_reduce*` | a `Spawn` per initial and enqueued task, one `Wait` |
 //! | `Graph::run` | a `Spawn` per source node, edges as edges, one `Wait` |
 //! | `TaskSpace::run` | as a scope, one task per point in linear-index order, plus a `SpaceRecord` with the extents and hint (a `bins` map evaluated once per point, its time left out) |
+//! | `MapReduce::run` | the map phase as a 1-D task space, one task per chunk, hint `Homes`: the trace line of each chunk's first byte (its locality group on a simulated NUMA machine); the merge in the caller |
 //!
 //! Priorities (`with_priority`, `spawn_with_priority`) are recorded as
 //! plain spawns.
@@ -92,7 +93,7 @@ pub use prefault::PrefaultAlloc;
 pub use region::{measured, region};
 pub use state::{LINE_CAP, LOOP_THREADS, MAX_LEAVES};
 pub(crate) use probe::probe;
-pub(crate) use state::{edge, fold, join, new_latch, node_task, run_as, space, spawn_existing, spawn_task, spawn_task_then, switch_to, task_lines, untimed, wait};
+pub(crate) use state::{edge, fold, join, line_of, new_latch, node_task, run_as, space, spawn_existing, spawn_task, spawn_task_then, switch_to, task_lines, untimed, wait};
 
 use crate::taskgraph::{Meta, TaskGraph};
 use state::Recorder;

@@ -128,6 +128,16 @@ impl Recorder {
         self.resume();
     }
 
+    /// The trace line of `addr`, numbering its page as a touch would (the
+    /// next page number if it is new), so that a later touch of it agrees.
+    pub(crate) fn line_of(&mut self, addr: usize) -> u64 {
+        let line = addr / LINE;
+        let page = line * LINE / PAGE;
+        let n = self.pages.len() as u64;
+        let id = *self.pages.entry(page).or_insert(n);
+        id * (PAGE / LINE) as u64 + ((line * LINE % PAGE) / LINE) as u64
+    }
+
     pub(crate) fn touch(&mut self, addr: usize, bytes: usize, write: bool) {
         if bytes == 0 || self.outside_region() {
             return;
@@ -229,6 +239,11 @@ pub(crate) fn spawn_task_then(kind: TaskKind, latch: LatchId, then: impl FnOnce(
 /// A new task made ready by graph edges (not spawned).
 pub(crate) fn node_task(latch: LatchId) -> TaskId {
     with(|r| r.b.task(TaskKind::Node, Some(latch)))
+}
+
+/// The trace line of `addr` (`Recorder::line_of`).
+pub(crate) fn line_of(addr: usize) -> u64 {
+    with(|r| r.line_of(addr))
 }
 
 /// A task space over tasks already recorded.

@@ -45,7 +45,18 @@ pub struct Row<'a> {
 pub fn main(a: &SimArgs) -> Result<bool, Failure> {
     let fatal = Failure::Fatal;
     let size = crate::specs::size(&a.size).map_err(Failure::Usage)?;
-    let claims = list::all();
+    let mut claims = list::all();
+    if let Some(only) = a.workloads.as_deref() {
+        let only: Vec<&str> = only.split(',').map(str::trim).filter(|w| !w.is_empty()).collect();
+        let known: BTreeSet<&str> = claims.iter().flat_map(|c| c.runs.iter().map(|r| r.workload)).collect();
+        if let Some(w) = only.iter().find(|w| !known.contains(**w)) {
+            return Err(Failure::Usage(format!(
+                "no claim uses workload {w:?} (the claims' workloads: {})",
+                known.into_iter().collect::<Vec<_>>().join(", ")
+            )));
+        }
+        claims.retain(|c| c.runs.iter().any(|r| only.contains(&r.workload)));
+    }
     let mut all: BTreeSet<Run> = BTreeSet::new();
     for c in &claims {
         all.extend(c.runs.iter().cloned());

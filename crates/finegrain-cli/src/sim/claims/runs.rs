@@ -8,8 +8,9 @@
 //! the run's place in the list, so the output does not depend on which
 //! worker ran what or in what order.
 
+use finegrain::policy::locality::steal::Stealing;
 use finegrain::taskgraph::TaskGraph;
-use finegrain_sim::engine::{simulate, Delivery, SimConfig, SimPolicy, SimResult};
+use finegrain_sim::engine::{simulate, Delivery, Locality, SimConfig, SimPolicy, SimResult, SpaceManager};
 use finegrain_sim::machine::preset;
 use std::collections::BTreeMap;
 
@@ -50,6 +51,18 @@ impl Switch {
     }
 }
 
+/// How a run schedules the trace's task spaces (a MapReduce map phase).
+#[derive(Copy, Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Spaces {
+    /// Each space by its recorded hint (locality groups for a map phase),
+    /// thieves trying their own chip's threads first (Yoo's thesis §3.2.1:
+    /// the local group's queue, then remote ones).
+    Hint,
+    /// Phoenix without locality groups: one contiguous piece per thread,
+    /// thieves trying victims from a random start.
+    Baseline,
+}
+
 /// One simulation: a workload's trace on a preset under a policy spec.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct Run {
@@ -59,11 +72,18 @@ pub struct Run {
     pub threads: usize,
     pub variant: Variant,
     pub switch: Switch,
+    pub spaces: Spaces,
 }
 
 impl Run {
     pub fn new(workload: &'static str, preset: &'static str, policy: &str, threads: usize) -> Run {
-        Run { workload, preset, policy: policy.to_string(), threads, variant: Variant::Paper, switch: Switch::None }
+        Run { workload, preset, policy: policy.to_string(), threads, variant: Variant::Paper, switch: Switch::None, spaces: Spaces::Hint }
+    }
+
+    /// The run with its task spaces under the baseline manager.
+    pub fn baseline_spaces(mut self) -> Run {
+        self.spaces = Spaces::Baseline;
+        self
     }
 
     pub fn uli(mut self) -> Run {
@@ -79,7 +99,8 @@ impl Run {
     pub fn label(&self) -> String {
         let v = if self.variant == Variant::Uli { ", ULI" } else { "" };
         let s = if self.switch == Switch::None { String::new() } else { format!(", {}", self.switch.name()) };
-        format!("{} on {} under {} at {} threads{v}{s}", self.workload, self.preset, self.policy, self.threads)
+        let sp = if self.spaces == Spaces::Baseline { ", spaces by the baseline" } else { "" };
+        format!("{} on {} under {} at {} threads{v}{s}{sp}", self.workload, self.preset, self.policy, self.threads)
     }
 
     /// The simulation's set-up, or why it cannot be simulated.
@@ -98,6 +119,10 @@ impl Run {
         cfg.model.ideal_network = self.switch == Switch::IdealNetwork;
         cfg.model.perfect_memory = self.switch == Switch::PerfectMemory;
         cfg.model.gtu_access_cycles = (self.switch == Switch::SlowGtu).then_some(280);
+        cfg.locality = match self.spaces {
+            Spaces::Hint => Locality { manager: SpaceManager::Hint, stealing: Stealing::Nearest, ..Locality::default() },
+            Spaces::Baseline => Locality { manager: SpaceManager::Baseline, stealing: Stealing::Baseline, ..Locality::default() },
+        };
         Ok(cfg)
     }
 }

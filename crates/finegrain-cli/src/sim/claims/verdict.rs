@@ -18,6 +18,9 @@ impl Band {
     pub fn at_most(hi: f64) -> Band {
         Band { lo: None, hi: Some(hi) }
     }
+    pub fn between(lo: f64, hi: f64) -> Band {
+        Band { lo: Some(lo), hi: Some(hi) }
+    }
     pub fn holds(&self, v: f64) -> bool {
         v.is_finite() && self.lo.map_or(true, |lo| v >= lo) && self.hi.map_or(true, |hi| v <= hi)
     }
@@ -76,6 +79,17 @@ impl Lookup<'_> {
             Some(Err(e)) => Err(format!("{}: {e}", r.label())),
             None => Err(format!("{}: not simulated", r.label())),
         }
+    }
+
+    /// The locality-group hit rate (Yoo's thesis §3.3.2): the share of the
+    /// lines served by memory that came from the requester's own chip.
+    pub fn group_hit_rate(&self, r: &Run) -> Result<f64, String> {
+        let m = &self.result(r)?.mem;
+        let all = m.dram_local + m.dram_remote;
+        if all == 0 {
+            return Err(format!("{}: no line came from memory (a preset without NUMA memory?)", r.label()));
+        }
+        Ok(m.dram_local as f64 / all as f64)
     }
 
     /// The simulated makespan in cycles.

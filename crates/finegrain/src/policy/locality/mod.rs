@@ -19,6 +19,7 @@
 //! | flux, approximated | none: sample tasks' shared lines ([`flux_approx`]) | §5.5.1 | [`flux_approx`] |
 //! | binning | a map from task to data key, with its range | §5.3.2 | [`binning`] |
 //! | signature | a 1,024-bit signature of touched addresses per task | §5.3.3 | [`signature`] |
+//! | groups | the locality group (NUMA node) holding each task's data (MapReduce's map phase) | §3.2.1, §3.3.2 | [`groups`] |
 //! | reference, mst-only | every task's footprint, offline (`finegrain plan`, in `finegrain-sim`) | §4.3, §4.4.2 | read from a [`plan_file`] |
 //!
 //! Tasks are numbered by their linear index `i + nx * (j + ny * k)` (x
@@ -28,6 +29,7 @@ pub mod binning;
 pub mod chunked;
 pub mod flux;
 pub mod flux_approx;
+pub mod groups;
 pub mod plan_file;
 pub mod signature;
 pub mod steal;
