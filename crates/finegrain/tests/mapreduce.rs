@@ -106,3 +106,49 @@ fn locality_groups_hand_out_every_chunk_once_and_count_the_local_ones() {
         }
     }
 }
+
+#[test]
+fn reduce_sees_every_value_of_a_key_once_under_every_policy() {
+    quiet::quiet_expected_panics();
+    let d = data(20_000);
+    let chunks = split_slice(&d, 250);
+    // Serial: per key, the count, the largest position and the sum.
+    let mut want: BTreeMap<u64, (usize, usize, usize)> = BTreeMap::new();
+    for (i, &k) in d.iter().enumerate() {
+        let e = want.entry(k).or_insert((0, 0, 0));
+        *e = (e.0 + 1, e.1.max(i), e.2 + i);
+    }
+    let want: Vec<(u64, (usize, usize, usize))> = want.into_iter().collect();
+    let base = |c: &&[u64]| (c.as_ptr() as usize - d.as_ptr() as usize) / std::mem::size_of::<u64>();
+    for spec in finegrain::policies().map(|p| p.name) {
+        for threads in [1, 3] {
+            let pool = finegrain::Pool::new(threads, spec).unwrap();
+            let mut job = MapReduce::buffered();
+            let got = pool.install(|| {
+                job.run_reduce(
+                    &chunks,
+                    |c: &&[u64], out| c.iter().enumerate().for_each(|(i, &k)| out.emit(k, base(c) + i)),
+                    |_, positions| positions.fold((0, 0, 0), |(n, m, s), p| (n + 1, m.max(p), s + p)),
+                )
+            });
+            assert_eq!(got, want, "{spec} x{threads}");
+        }
+    }
+    // A panic in reduce reaches the caller.
+    let pool = finegrain::Pool::new(3, "ws").unwrap();
+    let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        pool.install(|| {
+            MapReduce::buffered().run_reduce(
+                &chunks,
+                |c: &&[u64], out| c.iter().for_each(|&k| out.emit(k, ())),
+                |&k, _| {
+                    if k == d[0] {
+                        panic!("reduce of one key fails (expected)");
+                    }
+                },
+            )
+        })
+    }));
+    let msg = r.expect_err("the panic reaches the caller");
+    assert!(msg.downcast_ref::<&str>().is_some_and(|m| m.contains("reduce of one key")));
+}

@@ -12,6 +12,10 @@
 //! key range, or by bucket row) into one list of `(key, value)` pairs in
 //! key order.
 //!
+//! Where a reduction is not a fold of two values at a time, a buffered job's
+//! [`run_reduce`](MapReduce::run_reduce) hands each key's values to one
+//! `reduce` call as an iterator, as Phoenix 2 does.
+//!
 //! Map tasks are taken from one queue per [locality group](Groups), each
 //! worker from its own group's first. The job owns its containers and
 //! keeps their memory between runs, so an iterative job reuses it.
@@ -46,9 +50,11 @@
 
 mod container;
 mod groups;
+mod reduce;
 
 pub use container::{Buffer, Container, Dense, Hashed, DEFAULT_ROWS};
 pub use groups::Groups;
+pub use reduce::NoCombine;
 
 use crate::sync::{lock, Mutex, Ordering};
 use crossbeam_utils::CachePadded;
