@@ -55,7 +55,7 @@ pub fn disable_cache() {
     CACHE.store(false, Ordering::Relaxed);
 }
 
-fn cache_on() -> bool {
+pub fn cache_on() -> bool {
     CACHE.load(Ordering::Relaxed) && std::env::var_os("FINEGRAIN_NO_TRACE_CACHE").is_none_or(|v| v.is_empty() || v == "0")
 }
 

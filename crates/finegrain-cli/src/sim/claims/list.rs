@@ -492,6 +492,16 @@ fn pdf(c: &mut Vec<Claim>) {
     ));
 }
 
+/// The locality-group hit rate of `a` over `b`'s (Yoo's thesis §3.3.2).
+fn hit_rates(a: Run, b: Run) -> (Vec<Run>, Eval) {
+    let runs = vec![a.clone(), b.clone()];
+    let eval: Eval = Box::new(move |l| {
+        let (x, y) = (l.group_hit_rate(&a)?, l.group_hit_rate(&b)?);
+        Ok((x / y.max(1e-9), format!("hit rate {:.0}% with groups, {:.0}% without", 100.0 * x, 100.0 * y)))
+    });
+    (runs, eval)
+}
+
 /// Phoenix's locality groups on the Sun T5440 (001 §3.2.1, §3.3.2, Figure
 /// 3.6): string_match's map tasks queued to the chip whose memory holds
 /// their chunk, against Phoenix without locality groups (one queue, any
@@ -502,12 +512,7 @@ fn phoenix(c: &mut Vec<Claim>) {
     let plain = |t: usize| Run::new(w, t5, SW, t).baseline_spaces();
     // One chip: every thread is on chip 0, so where a chunk is queued cannot
     // change whose memory serves it.
-    let (a, b) = (groups(64), plain(64));
-    let runs = vec![a.clone(), b.clone()];
-    let eval: Eval = Box::new(move |l| {
-        let (x, y) = (l.group_hit_rate(&a)?, l.group_hit_rate(&b)?);
-        Ok((x / y.max(1e-9), format!("hit rate {:.0}% with groups, {:.0}% without", 100.0 * x, 100.0 * y)))
-    });
+    let (runs, eval) = hit_rates(groups(64), plain(64));
     c.push(Claim::new(
         "001 §3.3.2, Fig. 3.6",
         format!("{w}: at 64 threads (one chip) locality groups leave the hit rate as it is"),
@@ -518,12 +523,7 @@ fn phoenix(c: &mut Vec<Claim>) {
         eval,
     ));
     for (t, paper) in [(128, "30% with groups"), (256, "44% with groups")] {
-        let (a, b) = (groups(t), plain(t));
-        let runs = vec![a.clone(), b.clone()];
-        let eval: Eval = Box::new(move |l| {
-            let (x, y) = (l.group_hit_rate(&a)?, l.group_hit_rate(&b)?);
-            Ok((x / y.max(1e-9), format!("hit rate {:.0}% with groups, {:.0}% without", 100.0 * x, 100.0 * y)))
-        });
+        let (runs, eval) = hit_rates(groups(t), plain(t));
         c.push(Claim::new(
             "001 §3.3.2, Fig. 3.6",
             format!("{w}: locality groups raise the locality-group hit rate at {t} threads"),
