@@ -152,3 +152,41 @@ fn reduce_sees_every_value_of_a_key_once_under_every_policy() {
     let msg = r.expect_err("the panic reaches the caller");
     assert!(msg.downcast_ref::<&str>().is_some_and(|m| m.contains("reduce of one key")));
 }
+
+/// A dense job whose map adds into the worker's lent array (`slots`), mixed
+/// with ordinary emits: every key combined once per worker, the array reset
+/// between runs of one job, and nothing of a run that panicked left over.
+#[test]
+fn lent_dense_slots_count_like_emits_under_every_policy() {
+    quiet::quiet_expected_panics();
+    let d: Vec<u64> = data(20_000).iter().map(|k| k % 300).collect();
+    let chunks = split_slice(&d, 173);
+    let mut want = vec![0u64; 300];
+    d.iter().for_each(|&k| want[k as usize] += 2);
+    for spec in finegrain::policies().map(|p| p.name) {
+        for workers in [1, 3] {
+            let pool = finegrain::Pool::new(workers, spec).unwrap();
+            let mut job = MapReduce::dense(300);
+            let mut run = |fail: bool| {
+                job.run(
+                    &chunks,
+                    |c: &&[u64], out| {
+                        let slots = out.slots();
+                        c.iter().for_each(|&k| slots[k as usize] += 1);
+                        assert!(!(fail && c.as_ptr() == chunks[40].as_ptr()), "map task 40 fails (expected)");
+                        c.iter().for_each(|&k| out.emit(k as usize, 1));
+                    },
+                    |a, b| *a += b,
+                )
+            };
+            for round in 0..3 {
+                let failed = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| pool.install(|| run(round == 1))));
+                assert_eq!(failed.is_err(), round == 1, "{spec} x{workers}, round {round}");
+                if round != 1 {
+                    let got: Vec<u64> = failed.unwrap().into_iter().map(|(_, n)| n).collect();
+                    assert_eq!(got, want, "{spec} x{workers}, round {round}");
+                }
+            }
+        }
+    }
+}

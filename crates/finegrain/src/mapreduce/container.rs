@@ -71,6 +71,9 @@ type RowWork<K, V> = (Vec<Vec<(K, V)>>, Vec<(K, V)>);
 #[derive(Debug)]
 pub struct Dense<V> {
     values: Vec<Option<V>>,
+    /// The array a map task adds into directly ([`Emitter::slots`](super::Emitter::slots)):
+    /// empty until first lent in a run, folded into `values` at the merge.
+    lent: Vec<V>,
 }
 
 impl<V> Dense<V> {
@@ -87,6 +90,28 @@ impl<V> Dense<V> {
         }
         assert!(it.next().is_none(), "mapreduce: more values emitted than the dense container's {n} keys");
     }
+
+    /// Fold the lent array, if this run lent it, into the keys' values;
+    /// keeps its memory for the next run.
+    fn fold_lent<F: Fn(&mut V, V)>(&mut self, combine: &F) {
+        if !self.lent.is_empty() {
+            let mut lent = std::mem::take(&mut self.lent);
+            self.emit_all(lent.drain(..), combine);
+            self.lent = lent;
+        }
+    }
+}
+
+impl<V: Default> Dense<V> {
+    /// The worker's own array of one value per key, each `V::default()`
+    /// when first lent in a run; folded into the keys' values at the merge.
+    #[inline]
+    pub(super) fn lend(&mut self) -> &mut [V] {
+        if self.lent.is_empty() {
+            self.lent.resize_with(self.values.len(), V::default);
+        }
+        &mut self.lent
+    }
 }
 
 impl<V: Send> Container for Dense<V> {
@@ -94,7 +119,7 @@ impl<V: Send> Container for Dense<V> {
     type Value = V;
     type Config = usize;
     fn with_config(n: &usize) -> Self {
-        Dense { values: (0..*n).map(|_| None).collect() }
+        Dense { values: (0..*n).map(|_| None).collect(), lent: Vec::new() }
     }
     #[inline]
     fn emit<F: Fn(&mut V, V)>(&mut self, key: usize, value: V, combine: &F) {
@@ -109,12 +134,14 @@ impl<V: Send> Container for Dense<V> {
     }
     fn clear(&mut self) {
         self.values.iter_mut().for_each(|v| *v = None);
+        self.lent.clear();
     }
     fn merge<F: Fn(&mut V, V) + Sync>(parts: &mut [Self], n: &usize, combine: &F, _sorted: bool) -> Vec<(usize, V)> {
         let n = *n;
         if parts.is_empty() {
             return Vec::new();
         }
+        par_each(parts, &|p: &mut Self| p.fold_lent(combine));
         // Key ranges of at least 64 keys, about four per worker, merged in
         // parallel: range r takes its keys out of every part into part 0's.
         let ranges = (4 * crate::current_num_threads()).clamp(1, n.div_ceil(64).max(1));

@@ -97,6 +97,31 @@ impl<V: Send, F: Fn(&mut V, V)> Emitter<'_, Dense<V>, F> {
     }
 }
 
+impl<V: Send + Default, F: Fn(&mut V, V)> Emitter<'_, Dense<V>, F> {
+    /// The worker's own array of one value per key, to add into directly:
+    /// for a map that counts (a histogram's bins), no array of the task's
+    /// own to zero and hand over at every chunk. Each slot starts at
+    /// `V::default()` in every run and is combined into its key at the
+    /// merge, so every key counts as emitted, defaults included; the same
+    /// array is lent to every map task the worker runs, so a slot must be
+    /// folded into, never overwritten.
+    ///
+    /// ```
+    /// use finegrain::mapreduce::{split_slice, MapReduce};
+    /// let bytes: Vec<u8> = (0..10_000u32).map(|i| (i * 7 % 256) as u8).collect();
+    /// let counts = MapReduce::dense(256).run(&split_slice(&bytes, 1000), |c: &&[u8], out| {
+    ///     let bins = out.slots();
+    ///     c.iter().for_each(|&b| bins[b as usize] += 1u64);
+    /// }, |a, b| *a += b);
+    /// assert_eq!(counts.len(), 256);
+    /// assert_eq!(counts.iter().map(|&(_, n)| n).sum::<u64>(), 10_000);
+    /// ```
+    #[inline]
+    pub fn slots(&mut self) -> &mut [V] {
+        self.container.lend()
+    }
+}
+
 /// What the last run did.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct RunStats {
