@@ -111,8 +111,8 @@ impl<V: Send + Default, F: Fn(&mut V, V)> Emitter<'_, Dense<V>, F> {
     /// let bytes: Vec<u8> = (0..10_000u32).map(|i| (i * 7 % 256) as u8).collect();
     /// let counts = MapReduce::dense(256).run(&split_slice(&bytes, 1000), |c: &&[u8], out| {
     ///     let bins = out.slots();
-    ///     c.iter().for_each(|&b| bins[b as usize] += 1u64);
-    /// }, |a, b| *a += b);
+    ///     c.iter().for_each(|&b| bins[b as usize] += 1);
+    /// }, |a: &mut u64, b| *a += b);
     /// assert_eq!(counts.len(), 256);
     /// assert_eq!(counts.iter().map(|&(_, n)| n).sum::<u64>(), 10_000);
     /// ```
