@@ -6,6 +6,11 @@
 //! marks itself done under its successor-list lock and decrements each
 //! successor's counter.
 //!
+//! The nodes given before `run` live in one array and their edges in one
+//! compressed-row array, both built before the first node starts and never
+//! moved: a node is an index, and a run costs no allocation per node or edge
+//! beyond its task. Only nodes added while running are boxed one by one.
+//!
 //! Running nodes may grow the graph through [`GraphCtx`]: a node created there
 //! keeps its hold until the creating node's body returns, so edges into it can be
 //! added first. Edges added while running must point into a node created by the
@@ -25,7 +30,6 @@ use crate::registry::Registry;
 use crate::sync::{lock, AtomicUsize, Mutex, Ordering};
 use crate::worker::WorkerThread;
 use std::panic::{self, AssertUnwindSafe};
-use std::sync::Arc;
 
 type Body<'a> = Box<dyn for<'r> FnOnce(&GraphCtx<'r, 'a>) + Send + 'a>;
 
@@ -38,11 +42,37 @@ struct Node<'a> {
     /// Unfinished predecessors + 1 while held.
     pending: AtomicUsize,
     body: Mutex<Option<Body<'a>>>,
-    /// Successors, and whether this node is done (then the list is empty for good).
-    succ: Mutex<(Vec<Arc<Node<'a>>>, bool)>,
+    /// Successors by the edges given before `run`: `GraphRun::out[fixed.0..fixed.1]`.
+    fixed: (usize, usize),
+    /// Successors added while running, and whether this node is done (then
+    /// the list is empty for good).
+    added: Mutex<(Vec<NodePtr>, bool)>,
     /// `pdf`: the node's place in serial order (`SerialPath::node`); `None`
     /// for nodes a running node adds (placed where they are released).
     pos: Option<SerialPath>,
+}
+
+/// A node of a running graph. Every node lives until `Graph::run` returns
+/// (the initial ones in `GraphRun::nodes`, the added ones boxed in
+/// `GraphRun::added`), and every task that holds a pointer ends before
+/// that; the lifetime is erased so the pointer can ride in a task.
+#[derive(Clone, Copy)]
+struct NodePtr(*const Node<'static>);
+
+// SAFETY: a `NodePtr` is only dereferenced while its run lives (see above);
+// the node's fields that tasks touch are atomics and mutexes.
+unsafe impl Send for NodePtr {}
+
+impl NodePtr {
+    fn new(n: &Node<'_>) -> Self {
+        NodePtr((n as *const Node<'_>).cast::<Node<'static>>())
+    }
+    /// # Safety
+    /// The node's run has not returned yet.
+    unsafe fn get<'r, 'a>(self) -> &'r Node<'a> {
+        // SAFETY: the caller's contract; same layout, lifetimes only.
+        unsafe { &*self.0.cast::<Node<'a>>() }
+    }
 }
 
 /// A dataflow graph under construction.
@@ -152,20 +182,10 @@ impl<'a> Graph<'a> {
         // SAFETY: a non-null current worker is live for this whole call.
         let wt = unsafe { &*wt };
         {
-            let run = GraphRun {
-                nodes: Mutex::new(Vec::with_capacity(self.bodies.len())),
-                latch: CountLatch::new(&wt.registry().sleep, wt.index),
-                panic: PanicSlot::new(),
-                registry: wt.registry(),
-            };
             // `pdf`: node `i` sits at its index in serial order, under the caller.
             let base = wt.unit().filter(|u| u.serial()).map(|u| u.path());
-            let nodes: Vec<Arc<Node<'a>>> = self.bodies.into_iter().enumerate().map(|(i, b)| run.new_node(b, base.as_ref().map(|p| p.node(i as u64)))).collect();
-            for (a, b) in self.edges {
-                nodes[b].pending.fetch_add(1, Ordering::Relaxed);
-                lock(&nodes[a].succ).0.push(Arc::clone(&nodes[b]));
-            }
-            for n in nodes {
+            let run = GraphRun::new(self, &wt.registry().sleep, wt.index, wt.registry(), |i| base.as_ref().map(|p| p.node(i as u64)));
+            for n in &run.nodes {
                 run.release(n);
             }
             // SAFETY: `run` outlives the wait.
@@ -221,7 +241,7 @@ impl<'a> Graph<'a> {
         }
         // Bodies take a context; a recording one has no pool behind it.
         let sleep = crate::sleep::Sleep::new(1);
-        let run = GraphRun { nodes: Mutex::new(Vec::new()), latch: CountLatch::new(&sleep, 0), panic: PanicSlot::new(), registry: std::ptr::null() };
+        let run = GraphRun::new(Graph::new(), &sleep, 0, std::ptr::null(), |_| None);
         // Node to node without going back to the caller in between (as for loops).
         let mut caller = None;
         while let Some(i) = ready.pop_front() {
@@ -249,7 +269,13 @@ impl<'a> Graph<'a> {
 }
 
 struct GraphRun<'a> {
-    nodes: Mutex<Vec<Arc<Node<'a>>>>,
+    /// The nodes given before `run`, in their order: never moved while the
+    /// graph runs.
+    nodes: Vec<Node<'a>>,
+    /// Their successors, by node in compressed rows (`Node::fixed`).
+    out: Vec<usize>,
+    /// Nodes added while running, boxed so that they stay put as the list grows.
+    added: Mutex<Vec<Box<Node<'a>>>>,
     latch: CountLatch,
     panic: PanicSlot,
     registry: *const Registry,
@@ -261,35 +287,81 @@ struct RunPtr(*const GraphRun<'static>);
 unsafe impl Send for RunPtr {}
 
 impl<'a> GraphRun<'a> {
-    fn new_node(&self, body: Body<'a>, pos: Option<SerialPath>) -> Arc<Node<'a>> {
+    /// The run of `g`: its nodes, each counting its predecessors and its
+    /// hold, its edges in compressed rows, and a latch counting the nodes.
+    fn new(g: Graph<'a>, sleep: &crate::sleep::Sleep, owner: usize, registry: *const Registry, pos: impl Fn(usize) -> Option<SerialPath>) -> Self {
+        let n = g.bodies.len();
+        let mut start = vec![0usize; n + 1];
+        let mut indeg = vec![0usize; n];
+        for &(a, b) in &g.edges {
+            start[a + 1] += 1;
+            indeg[b] += 1;
+        }
+        for i in 0..n {
+            start[i + 1] += start[i];
+        }
+        let mut next = start.clone();
+        let mut out = vec![0usize; g.edges.len()];
+        for &(a, b) in &g.edges {
+            out[next[a]] = b;
+            next[a] += 1;
+        }
+        let nodes: Vec<Node<'a>> = g
+            .bodies
+            .into_iter()
+            .enumerate()
+            .map(|(i, body)| Node {
+                id: i,
+                pending: AtomicUsize::new(1 + indeg[i]),
+                body: Mutex::new(Some(body)),
+                fixed: (start[i], start[i + 1]),
+                added: Mutex::new((Vec::new(), false)),
+                pos: pos(i),
+            })
+            .collect();
+        let latch = CountLatch::new(sleep, owner);
+        latch.increment_by(n);
+        GraphRun { nodes, out, added: Mutex::new(Vec::new()), latch, panic: PanicSlot::new(), registry }
+    }
+
+    /// Node `id`, given before `run` or added since.
+    fn node(&self, id: usize) -> Option<NodePtr> {
+        match self.nodes.get(id) {
+            Some(n) => Some(NodePtr::new(n)),
+            None => lock(&self.added).get(id - self.nodes.len()).map(|b| NodePtr::new(b)),
+        }
+    }
+
+    /// A node added while running, held until its creator's body returns.
+    fn add_node(&self, body: Body<'a>) -> (usize, NodePtr) {
         self.latch.increment();
-        let mut nodes = lock(&self.nodes);
-        let n = Arc::new(Node { id: nodes.len(), pending: AtomicUsize::new(1), body: Mutex::new(Some(body)), succ: Mutex::new((Vec::new(), false)), pos });
-        nodes.push(Arc::clone(&n));
-        n
+        let mut added = lock(&self.added);
+        let id = self.nodes.len() + added.len();
+        let n = Box::new(Node { id, pending: AtomicUsize::new(1), body: Mutex::new(Some(body)), fixed: (0, 0), added: Mutex::new((Vec::new(), false)), pos: None });
+        let p = NodePtr::new(&n);
+        added.push(n);
+        (id, p)
     }
 
     /// Drop one unit of `n`'s counter; schedule it if that was the last.
-    fn release(&self, n: Arc<Node<'a>>) {
+    fn release(&self, n: &Node<'a>) {
         if n.pending.fetch_sub(1, Ordering::AcqRel) == 1 {
             self.schedule(n);
         }
     }
 
-    fn schedule(&self, n: Arc<Node<'a>>) {
+    fn schedule(&self, n: &Node<'a>) {
         // (Raw pointers carry no lifetime checks: the cast only names the erased type.)
         let ptr = RunPtr((self as *const GraphRun<'a>).cast::<GraphRun<'static>>());
-        // The node's lifetime is erased alongside the run's; both outlive the job.
-        // SAFETY: same layout, lifetimes only.
-        let pos = n.pos.clone();
-        let n: Arc<Node<'static>> = unsafe { std::mem::transmute::<Arc<Node<'a>>, Arc<Node<'static>>>(n) };
+        let node = NodePtr::new(n);
         let job = HeapJob::into_job_ref(move || {
-            let ptr = ptr;
-            // SAFETY: see RunPtr.
+            let (ptr, node) = (ptr, node);
+            // SAFETY: see RunPtr and NodePtr: this task ends before the run does.
             let run = unsafe { &*ptr.0 };
-            run.execute(n);
+            // SAFETY: as above.
+            run.execute(unsafe { node.get() });
         });
-        if let Some(pos) = pos {
+        if let Some(pos) = n.pos.clone() {
             let wt = WorkerThread::current();
             // SAFETY: a non-null current worker is live for this call.
             if let Some(wt) = unsafe { wt.as_ref() }.filter(|wt| std::ptr::eq(wt.registry(), self.registry)) {
@@ -303,7 +375,7 @@ impl<'a> GraphRun<'a> {
         unsafe { Registry::push_or_inject(self.registry, job) };
     }
 
-    fn execute(&self, n: Arc<Node<'a>>) {
+    fn execute(&self, n: &Node<'a>) {
         let body = lock(&n.body).take().expect("graph node ran twice");
         let ctx = GraphCtx { run: self, created: Mutex::new(Vec::new()) };
         if let Err(p) = panic::catch_unwind(AssertUnwindSafe(|| body(&ctx))) {
@@ -311,17 +383,21 @@ impl<'a> GraphRun<'a> {
         }
         // Nodes created by the body lose their hold now that its edges are in.
         for c in ctx.created.into_inner().unwrap_or_else(|p| p.into_inner()) {
-            self.release(c);
+            // SAFETY: an added node lives as long as the run.
+            self.release(unsafe { c.get() });
         }
-        let succs = {
-            let mut s = lock(&n.succ);
+        let added = {
+            let mut s = lock(&n.added);
             s.1 = true;
             std::mem::take(&mut s.0)
         };
-        for s in succs {
-            self.release(s);
+        for &j in &self.out[n.fixed.0..n.fixed.1] {
+            self.release(&self.nodes[j]);
         }
-        drop(n);
+        for s in added {
+            // SAFETY: as above.
+            self.release(unsafe { s.get() });
+        }
         crate::worker::flush_current_counters();
         // SAFETY: last touch of `self` by this node.
         unsafe { CountLatch::decrement(&self.latch) };
@@ -332,7 +408,7 @@ impl<'a> GraphRun<'a> {
 #[allow(missing_debug_implementations)]
 pub struct GraphCtx<'r, 'a> {
     run: &'r GraphRun<'a>,
-    created: Mutex<Vec<Arc<Node<'a>>>>,
+    created: Mutex<Vec<NodePtr>>,
 }
 
 impl<'a> GraphCtx<'_, 'a> {
@@ -342,8 +418,7 @@ impl<'a> GraphCtx<'_, 'a> {
     where
         F: for<'r> FnOnce(&GraphCtx<'r, 'a>) + Send + 'a,
     {
-        let n = self.run.new_node(Box::new(body), None);
-        let id = n.id;
+        let (id, n) = self.run.add_node(Box::new(body));
         lock(&self.created).push(n);
         NodeId(id)
     }
@@ -352,16 +427,19 @@ impl<'a> GraphCtx<'_, 'a> {
     pub fn add_edge(&self, from: NodeId, to: NodeId) -> Result<(), Error> {
         let to_node = lock(&self.created)
             .iter()
-            .find(|n| n.id == to.0)
-            .cloned()
+            .copied()
+            // SAFETY: a node lives as long as its run, which outlives this body.
+            .find(|n| unsafe { n.get() }.id == to.0)
             .ok_or_else(|| Error::BadNode(format!("edge target {} was not created by this node", to.0)))?;
         if from.0 >= to.0 {
             return Err(Error::BadNode(format!("edge {} -> {}: edges added while running must go from an older node to a newer one", from.0, to.0)));
         }
-        let from_node = lock(&self.run.nodes).get(from.0).cloned().ok_or_else(|| Error::BadNode(format!("node {} does not exist", from.0)))?;
-        let mut s = lock(&from_node.succ);
+        let from_node = self.run.node(from.0).ok_or_else(|| Error::BadNode(format!("node {} does not exist", from.0)))?;
+        // SAFETY: as above.
+        let (from_node, to_ref) = unsafe { (from_node.get(), to_node.get()) };
+        let mut s = lock(&from_node.added);
         if !s.1 {
-            to_node.pending.fetch_add(1, Ordering::Relaxed);
+            to_ref.pending.fetch_add(1, Ordering::Relaxed);
             s.0.push(to_node);
         }
         Ok(())

@@ -115,6 +115,12 @@ impl CountLatch {
         self.count.fetch_add(1, Ordering::Relaxed);
     }
 
+    /// `n` units at once (a graph's nodes, before any of them runs).
+    #[inline]
+    pub(crate) fn increment_by(&self, n: usize) {
+        self.count.fetch_add(n, Ordering::Relaxed);
+    }
+
     /// # Safety
     /// As [`Latch::set`]: the latch may be freed once the count reaches zero.
     #[inline]
