@@ -274,7 +274,9 @@ struct GraphRun<'a> {
     nodes: Vec<Node<'a>>,
     /// Their successors, by node in compressed rows (`Node::fixed`).
     out: Vec<usize>,
-    /// Nodes added while running, boxed so that they stay put as the list grows.
+    /// Nodes added while running, boxed so that they stay put as the list
+    /// grows (tasks hold pointers to them).
+    #[allow(clippy::vec_box)]
     added: Mutex<Vec<Box<Node<'a>>>>,
     latch: CountLatch,
     panic: PanicSlot,
