@@ -139,21 +139,7 @@ impl<'a> Graph<'a> {
             return None; // every edge goes to a later node: an order already
         }
         let n = self.bodies.len();
-        let mut indeg = vec![0usize; n];
-        let mut start = vec![0usize; n + 1];
-        for &(a, b) in &self.edges {
-            indeg[b] += 1;
-            start[a + 1] += 1;
-        }
-        for i in 0..n {
-            start[i + 1] += start[i];
-        }
-        let mut next = start.clone();
-        let mut out = vec![0usize; self.edges.len()];
-        for &(a, b) in &self.edges {
-            out[next[a]] = b;
-            next[a] += 1;
-        }
+        let Rows { mut indeg, start, out } = Rows::of(n, &self.edges);
         let mut ready: Vec<usize> = (0..n).filter(|&i| indeg[i] == 0).collect();
         let mut seen = 0;
         while let Some(i) = ready.pop() {
@@ -268,6 +254,35 @@ impl<'a> Graph<'a> {
     }
 }
 
+/// A graph's edges in compressed rows: node `i`'s successors are
+/// `out[start[i]..start[i + 1]]`, and `indeg[i]` counts its predecessors.
+struct Rows {
+    indeg: Vec<usize>,
+    start: Vec<usize>,
+    out: Vec<usize>,
+}
+
+impl Rows {
+    fn of(n: usize, edges: &[(usize, usize)]) -> Rows {
+        let mut indeg = vec![0usize; n];
+        let mut start = vec![0usize; n + 1];
+        for &(a, b) in edges {
+            indeg[b] += 1;
+            start[a + 1] += 1;
+        }
+        for i in 0..n {
+            start[i + 1] += start[i];
+        }
+        let mut next = start.clone();
+        let mut out = vec![0usize; edges.len()];
+        for &(a, b) in edges {
+            out[next[a]] = b;
+            next[a] += 1;
+        }
+        Rows { indeg, start, out }
+    }
+}
+
 struct GraphRun<'a> {
     /// The nodes given before `run`, in their order: never moved while the
     /// graph runs.
@@ -293,21 +308,7 @@ impl<'a> GraphRun<'a> {
     /// hold, its edges in compressed rows, and a latch counting the nodes.
     fn new(g: Graph<'a>, sleep: &crate::sleep::Sleep, owner: usize, registry: *const Registry, pos: impl Fn(usize) -> Option<SerialPath>) -> Self {
         let n = g.bodies.len();
-        let mut start = vec![0usize; n + 1];
-        let mut indeg = vec![0usize; n];
-        for &(a, b) in &g.edges {
-            start[a + 1] += 1;
-            indeg[b] += 1;
-        }
-        for i in 0..n {
-            start[i + 1] += start[i];
-        }
-        let mut next = start.clone();
-        let mut out = vec![0usize; g.edges.len()];
-        for &(a, b) in &g.edges {
-            out[next[a]] = b;
-            next[a] += 1;
-        }
+        let Rows { indeg, start, out } = Rows::of(n, &g.edges);
         let nodes: Vec<Node<'a>> = g
             .bodies
             .into_iter()
